@@ -1,0 +1,80 @@
+"""Where things live. One setting, ``HARNESS_HOME``, moves the daemon's files.
+
+Tests, CI and several users each get an isolated daemon by pointing
+``HARNESS_HOME`` at their own folder. Per-agent files live in the target
+project, in ``PROJECT/.claude-agent/<spec-slug>-<hash>/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+#: AF_UNIX socket paths are limited to about 107 bytes on Linux.
+MAX_SOCKET_PATH = 104
+
+WORKSPACE_ROOT_NAME = ".claude-agent"
+
+
+def harness_home() -> Path:
+    """The daemon's private folder (socket, pid/status file, registry, log)."""
+    configured = os.environ.get("HARNESS_HOME")
+    if configured:
+        return Path(configured).expanduser().absolute()
+    return Path.home() / ".coding-harness"
+
+
+def socket_path(home: Path | None = None) -> Path:
+    """The daemon's Unix socket, inside the 0700 home folder."""
+    return (home or harness_home()) / "daemon.sock"
+
+
+def daemon_status_path(home: Path | None = None) -> Path:
+    """The status file clients use to find the daemon (pid, socket, protocol version)."""
+    return (home or harness_home()) / "daemon.json"
+
+
+def daemon_state_path(home: Path | None = None) -> Path:
+    """The agent registry that survives a daemon restart."""
+    return (home or harness_home()) / "daemon_state.json"
+
+
+def daemon_log_path(home: Path | None = None) -> Path:
+    """The daemon's own log (agents log into their workspaces)."""
+    return (home or harness_home()) / "daemon.log"
+
+
+def spec_slug(spec_file: Path) -> str:
+    """A short, readable name for a spec: its file stem in lowercase-kebab form."""
+    slug = re.sub(r"[^a-z0-9]+", "-", spec_file.stem.lower()).strip("-")
+    return slug[:40] or "spec"
+
+
+def workspace_dir(project_dir: Path, spec_file: Path) -> Path:
+    """``PROJECT/.claude-agent/<slug>-<hash>/`` for one spec in one project.
+
+    The hash is taken from the spec's absolute path, so the same spec run again
+    finds its workspace (and resumes) while two specs with one name do not collide.
+    """
+    digest = hashlib.sha256(str(spec_file.absolute()).encode()).hexdigest()[:8]
+    return project_dir / WORKSPACE_ROOT_NAME / f"{spec_slug(spec_file)}-{digest}"
+
+
+class WorkspaceFiles:
+    """The files of one agent workspace, named once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.info = root / ".workspace_info.json"
+        self.state = root / ".agent_state.json"
+        self.milestone = root / ".file_milestone.json"
+        self.checkpoint = root / ".hitl_checkpoint.json"
+        self.checkpoint_log = root / ".hitl_checkpoint_log.json"
+        self.checkpoint_lock = root / ".hitl_checkpoint.lock"
+        self.info_lock = root / ".workspace_info.lock"
+        self.exit_status = root / ".agent_exit.json"
+        self.session_files = root / "session_files.tracked"
+        self.spec_copy = root / "app_spec.txt"
+        self.logs = root / "logs"

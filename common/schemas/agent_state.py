@@ -1,0 +1,121 @@
+"""``.agent_state.json``: where the orchestrator is, persisted after every transition."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from common.schemas.base import StrictModel, utc_now
+from common.schemas.issues import IssueDraft
+
+
+class Stage(StrEnum):
+    """The three agents of the seed, as stages of one run."""
+
+    INITIALIZER = "initializer"
+    CODING = "coding"
+    MR = "mr"
+    END = "end"
+
+
+class Phase(StrEnum):
+    """Every step of a run. The legal moves between them live in ``agent.core.phases``."""
+
+    PROJECT_VERIFICATION = "project_verification"
+    """Check the repository, branch, tracker and test command; then ask the human."""
+    SPEC_TO_ISSUES = "spec_to_issues"
+    """A session breaks the spec into issues; the human approves or sends feedback."""
+    ISSUE_ENRICHMENT = "issue_enrichment"
+    """The human picks issues to enrich; one session per picked issue."""
+    CREATE_BRANCH = "create_branch"
+    """Create (or check out) the feature branch from the target branch."""
+    ISSUE_SELECTION = "issue_selection"
+    """Pick the next open issue (or move on to the MR stage when none is left)."""
+    CODING = "coding"
+    """One session on one issue; the harness runs the gates and commits."""
+    REGRESSION_APPROVAL = "regression_approval"
+    """Tests that passed before now fail: the human picks an explicit action."""
+    ISSUE_CLOSURE = "issue_closure"
+    """The human reviews the diff and test results before the issue is closed."""
+    MR_PHASE_TRANSITION = "mr_phase_transition"
+    """Final tests, then the gate into the merge request stage."""
+    MR_REVIEW = "mr_review"
+    """A session drafts the merge request; the human reviews it."""
+    MR_CREATE = "mr_create"
+    """Create the merge request and verify it exists."""
+    DONE = "done"
+    FAILED = "failed"
+
+    @property
+    def stage(self) -> Stage:
+        """The stage (seed agent) this phase belongs to."""
+        return _STAGES[self]
+
+
+_STAGES: dict[Phase, Stage] = {
+    Phase.PROJECT_VERIFICATION: Stage.INITIALIZER,
+    Phase.SPEC_TO_ISSUES: Stage.INITIALIZER,
+    Phase.ISSUE_ENRICHMENT: Stage.INITIALIZER,
+    Phase.CREATE_BRANCH: Stage.INITIALIZER,
+    Phase.ISSUE_SELECTION: Stage.CODING,
+    Phase.CODING: Stage.CODING,
+    Phase.REGRESSION_APPROVAL: Stage.CODING,
+    Phase.ISSUE_CLOSURE: Stage.CODING,
+    Phase.MR_PHASE_TRANSITION: Stage.MR,
+    Phase.MR_REVIEW: Stage.MR,
+    Phase.MR_CREATE: Stage.MR,
+    Phase.DONE: Stage.END,
+    Phase.FAILED: Stage.END,
+}
+
+
+class Transition(StrictModel):
+    """One recorded move of the phase machine."""
+
+    from_phase: Phase
+    to_phase: Phase
+    reason: str = ""
+    at: datetime = Field(default_factory=utc_now)
+
+
+class PendingCommit(StrictModel):
+    """The commit a coding session produced, waiting for closure review."""
+
+    sha: str
+    message: str
+    files: list[str]
+
+
+class AgentState(StrictModel):
+    """The orchestrator's durable memory between transitions.
+
+    Everything a resumed agent needs to continue lives here or in the tracker.
+    """
+
+    schema_version: Literal[1] = 1
+    phase: Phase = Phase.PROJECT_VERIFICATION
+    spec_attempt: int = 1
+    feedback: str | None = None
+    """A human's rejection reason, handed to the next session of the same phase."""
+    proposed_issues: list[IssueDraft] = Field(default_factory=list)
+    recommended_enrichment: list[int] = Field(default_factory=list)
+    enrichment_queue: list[int] = Field(default_factory=list)
+    """Issue iids still to enrich."""
+    current_issue: int | None = None
+    issue_sessions: int = 0
+    """Sessions spent on ``current_issue`` so far."""
+    coding_sessions: int = 0
+    """Coding sessions in this run, checked against ``max_iterations``."""
+    pending_commit: PendingCommit | None = None
+    issue_commits: list[str] = Field(default_factory=list)
+    """Every SHA committed for ``current_issue`` (an issue may span sessions)."""
+    baseline_failures: list[str] | None = None
+    """Tests already failing before the issue's session (not regressions)."""
+    mr_title: str | None = None
+    mr_description: str | None = None
+    failure: str | None = None
+    history: list[Transition] = Field(default_factory=list)
+    updated_at: datetime = Field(default_factory=utc_now)

@@ -1,0 +1,260 @@
+"""``.hitl_checkpoint.json`` and ``.hitl_checkpoint_log.json``: the eight checkpoints.
+
+Each checkpoint type has its own context (what the human needs to see) and its
+own decision (what the human can choose). The union is discriminated by ``type``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field, RootModel, TypeAdapter, model_validator
+
+from common.schemas.base import StrictModel, utc_now
+from common.schemas.gates import TestRun
+from common.schemas.issues import IssueDraft
+
+
+class CheckpointType(StrEnum):
+    """The eight points where a human (or auto-accept) decides."""
+
+    PROJECT_VERIFICATION = "project_verification"
+    SPEC_TO_ISSUES = "spec_to_issues"
+    ISSUE_ENRICHMENT = "issue_enrichment"
+    REGRESSION_APPROVAL = "regression_approval"
+    ISSUE_SELECTION = "issue_selection"
+    ISSUE_CLOSURE = "issue_closure"
+    MR_PHASE_TRANSITION = "mr_phase_transition"
+    MR_REVIEW = "mr_review"
+
+
+class RegressionAction(StrEnum):
+    """The explicit answers to a regression; there is no plain reject."""
+
+    FIX_NOW = "fix_now"
+    """Run another session on the same issue to fix the regression."""
+    DEFER = "defer"
+    """File a bug issue for the regression and carry on."""
+    ABORT = "abort"
+    """Stop the run; the branch keeps everything committed so far."""
+
+
+class IssueRef(StrictModel):
+    """An issue as a checkpoint lists it."""
+
+    iid: int
+    title: str
+    labels: list[str] = Field(default_factory=list)
+
+
+# --- decisions -------------------------------------------------------------------------
+
+
+class Decision(StrictModel):
+    """Who decided what, and when."""
+
+    approved: bool
+    reason: str | None = None
+    decided_by: str
+    """``auto-accept``, ``cli:<user>`` or ``tui:<user>``."""
+    decided_at: datetime = Field(default_factory=utc_now)
+
+
+class EnrichmentDecision(Decision):
+    """Which issues to enrich; a reject is the empty selection."""
+
+    selected: list[int] = Field(default_factory=list)
+
+
+class SelectionDecision(Decision):
+    """Which issue to work on next; ``None`` when rejected."""
+
+    issue_iid: int | None = None
+
+    @model_validator(mode="after")
+    def _issue_when_approved(self) -> SelectionDecision:
+        if self.approved and self.issue_iid is None:
+            raise ValueError("an approved issue selection names an issue")
+        return self
+
+
+class RegressionDecision(Decision):
+    """One explicit action; approval is implied by choosing one."""
+
+    action: RegressionAction
+
+    @model_validator(mode="after")
+    def _never_plain_reject(self) -> RegressionDecision:
+        if not self.approved:
+            raise ValueError("regression_approval cannot be rejected: choose an action")
+        return self
+
+
+# --- contexts --------------------------------------------------------------------------
+
+
+class ProjectVerificationContext(StrictModel):
+    project_dir: str
+    current_branch: str
+    target_branch: str
+    feature_branch: str
+    head_commit: str
+    tracker: Literal["file", "gitlab"]
+    test_command: str | None
+    baseline_tests: TestRun | None = None
+    uncommitted: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class SpecToIssuesContext(StrictModel):
+    issues: list[IssueDraft]
+    recommended_enrichment: list[int] = Field(default_factory=list)
+    """1-based positions in ``issues`` the model suggests enriching."""
+    attempt: int = 1
+    feedback: str | None = None
+    """The reason the previous proposal was rejected, if any."""
+
+
+class IssueEnrichmentContext(StrictModel):
+    issues: list[IssueRef]
+    recommended: list[int] = Field(default_factory=list)
+    """Issue iids the model suggests enriching."""
+
+
+class RegressionApprovalContext(StrictModel):
+    issue_iid: int
+    issue_title: str
+    newly_failing: list[str]
+    test_run: TestRun
+    actions: list[RegressionAction] = Field(default_factory=lambda: list(RegressionAction))
+
+
+class IssueSelectionContext(StrictModel):
+    open_issues: list[IssueRef]
+    recommended_iid: int
+    closed_count: int = 0
+
+
+class IssueClosureContext(StrictModel):
+    issue_iid: int
+    issue_title: str
+    commit_sha: str
+    commit_message: str
+    files_changed: list[str]
+    diff_stat: str
+    diff: str
+    """The issue's diff, cut to a reviewable size."""
+    test_run: TestRun | None = None
+    model_summary: str = ""
+
+
+class MrPhaseTransitionContext(StrictModel):
+    closed_issues: list[IssueRef]
+    open_issues: list[IssueRef]
+    test_run: TestRun | None = None
+    skip_mr_creation: bool = False
+
+
+class MrReviewContext(StrictModel):
+    title: str
+    description: str
+    source_branch: str
+    target_branch: str
+    commits: list[str]
+    test_run: TestRun | None = None
+
+
+# --- checkpoints -----------------------------------------------------------------------
+
+
+class CheckpointBase(StrictModel):
+    """What every checkpoint shows: the seed's WHAT HAPPENED / IF APPROVED / IF REJECTED."""
+
+    schema_version: Literal[1] = 1
+    id: str
+    """Unique within the workspace; a decision names the id it answers."""
+    status: Literal["pending", "decided"] = "pending"
+    created_at: datetime = Field(default_factory=utc_now)
+    what_happened: list[str]
+    to_decide: str
+    if_approved: str
+    if_rejected: str
+
+
+class ProjectVerificationCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.PROJECT_VERIFICATION] = CheckpointType.PROJECT_VERIFICATION
+    context: ProjectVerificationContext
+    decision: Decision | None = None
+
+
+class SpecToIssuesCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.SPEC_TO_ISSUES] = CheckpointType.SPEC_TO_ISSUES
+    context: SpecToIssuesContext
+    decision: Decision | None = None
+
+
+class IssueEnrichmentCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.ISSUE_ENRICHMENT] = CheckpointType.ISSUE_ENRICHMENT
+    context: IssueEnrichmentContext
+    decision: EnrichmentDecision | None = None
+
+
+class RegressionApprovalCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.REGRESSION_APPROVAL] = CheckpointType.REGRESSION_APPROVAL
+    context: RegressionApprovalContext
+    decision: RegressionDecision | None = None
+
+
+class IssueSelectionCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.ISSUE_SELECTION] = CheckpointType.ISSUE_SELECTION
+    context: IssueSelectionContext
+    decision: SelectionDecision | None = None
+
+
+class IssueClosureCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.ISSUE_CLOSURE] = CheckpointType.ISSUE_CLOSURE
+    context: IssueClosureContext
+    decision: Decision | None = None
+
+
+class MrPhaseTransitionCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.MR_PHASE_TRANSITION] = CheckpointType.MR_PHASE_TRANSITION
+    context: MrPhaseTransitionContext
+    decision: Decision | None = None
+
+
+class MrReviewCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.MR_REVIEW] = CheckpointType.MR_REVIEW
+    context: MrReviewContext
+    decision: Decision | None = None
+
+
+Checkpoint = Annotated[
+    ProjectVerificationCheckpoint
+    | SpecToIssuesCheckpoint
+    | IssueEnrichmentCheckpoint
+    | RegressionApprovalCheckpoint
+    | IssueSelectionCheckpoint
+    | IssueClosureCheckpoint
+    | MrPhaseTransitionCheckpoint
+    | MrReviewCheckpoint,
+    Field(discriminator="type"),
+]
+"""Any one of the eight checkpoints."""
+
+AnyDecision = Decision | EnrichmentDecision | SelectionDecision | RegressionDecision
+
+CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)
+
+
+class CheckpointFile(RootModel[Checkpoint]):
+    """``.hitl_checkpoint.json``: the current checkpoint, pending or decided."""
+
+
+class CheckpointLog(StrictModel):
+    """``.hitl_checkpoint_log.json``: every decided checkpoint, oldest first."""
+
+    schema_version: Literal[1] = 1
+    entries: list[Checkpoint] = Field(default_factory=list)

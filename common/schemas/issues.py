@@ -1,0 +1,75 @@
+"""Issues as the model proposes them and as the tracker keeps them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from common.schemas.base import StrictModel, utc_now
+
+
+class IssueDraft(StrictModel):
+    """A spec-faithful issue, before the tracker numbers it.
+
+    Each optional section is present only where the spec provides it.
+    """
+
+    title: str = Field(min_length=1, max_length=255)
+    summary: str = Field(min_length=1)
+    requirement_details: list[str] = Field(default_factory=list)
+    technical_notes: list[str] = Field(default_factory=list)
+    user_facing_behavior: list[str] = Field(default_factory=list)
+    test_criteria: list[str] = Field(default_factory=list)
+    open_questions: list[str] = Field(default_factory=list)
+
+    def description(self) -> str:
+        """The issue body in the spec-faithful template, omitting empty sections."""
+        parts = [f"## Summary\n{self.summary}"]
+        sections = (
+            ("Requirement Details", self.requirement_details),
+            ("Technical Notes", self.technical_notes),
+            ("User-Facing Behavior", self.user_facing_behavior),
+            ("Test Criteria", self.test_criteria),
+            ("Open Questions", self.open_questions),
+        )
+        for heading, items in sections:
+            if items:
+                bullets = "\n".join(f"- {item}" for item in items)
+                parts.append(f"## {heading}\n{bullets}")
+        return "\n\n".join(parts)
+
+
+class IssueNote(StrictModel):
+    """A comment on an issue: research, dependencies, or a session handoff."""
+
+    kind: Literal["research", "dependencies", "handoff", "closure", "comment"]
+    body: str
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class TrackedIssue(StrictModel):
+    """An issue as the tracker holds it."""
+
+    iid: int = Field(ge=1)
+    title: str
+    description: str
+    state: Literal["opened", "closed"] = "opened"
+    labels: list[str] = Field(default_factory=list)
+    notes: list[IssueNote] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utc_now)
+    closed_at: datetime | None = None
+
+
+class MergeRequestRecord(StrictModel):
+    """A merge request: in GitLab, or the local record file-only mode keeps."""
+
+    iid: int = Field(ge=1)
+    title: str
+    description: str
+    source_branch: str
+    target_branch: str
+    state: Literal["opened", "merged", "closed"] = "opened"
+    web_url: str | None = None
+    created_at: datetime = Field(default_factory=utc_now)

@@ -1,0 +1,156 @@
+"""The daemon protocol: newline-delimited JSON, one model per frame.
+
+The server greets every connection with :class:`Hello`. Each request carries an
+``id`` that every reply repeats. ``subscribe`` is a stream: a snapshot, then one
+:class:`AgentEvent` per change, until the client disconnects; the last frame of
+any exchange has ``final: true``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter
+
+from common.schemas.agent_state import Phase
+from common.schemas.base import StrictModel
+from common.schemas.checkpoint import CheckpointType
+from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
+from common.schemas.spec import AgentSpec
+
+#: Longest accepted frame, in bytes; longer lines are answered with an error.
+MAX_FRAME_BYTES = 1024 * 1024
+
+# --- requests --------------------------------------------------------------------------
+
+
+class _Request(StrictModel):
+    id: int = Field(ge=0)
+
+
+class ListRequest(_Request):
+    type: Literal["list"] = "list"
+
+
+class StartRequest(_Request):
+    type: Literal["start"] = "start"
+    spec: AgentSpec
+
+
+class StopRequest(_Request):
+    type: Literal["stop"] = "stop"
+    agent: str
+
+
+class StatusRequest(_Request):
+    type: Literal["status"] = "status"
+    agent: str
+
+
+class RemoveRequest(_Request):
+    type: Literal["remove"] = "remove"
+    agent: str
+
+
+class SetAutoAcceptRequest(_Request):
+    type: Literal["set_auto_accept"] = "set_auto_accept"
+    agent: str
+    enabled: bool
+
+
+class SubscribeRequest(_Request):
+    type: Literal["subscribe"] = "subscribe"
+
+
+class ShutdownRequest(_Request):
+    """Stop the daemon; agents keep running and are adopted by the next daemon."""
+
+    type: Literal["shutdown"] = "shutdown"
+
+
+Request = Annotated[
+    ListRequest
+    | StartRequest
+    | StopRequest
+    | StatusRequest
+    | RemoveRequest
+    | SetAutoAcceptRequest
+    | SubscribeRequest
+    | ShutdownRequest,
+    Field(discriminator="type"),
+]
+RequestAdapter: TypeAdapter[Request] = TypeAdapter(Request)
+
+# --- replies ---------------------------------------------------------------------------
+
+
+class AgentInfo(StrictModel):
+    """An agent as clients see it: registry entry plus what its workspace says."""
+
+    name: str
+    spec_file: Path
+    project_dir: Path
+    workspace: Path
+    log_file: Path
+    pid: int | None
+    status: AgentStatus
+    phase: Phase | None
+    auto_accept: bool
+    pending_checkpoint: CheckpointType | None = None
+    started_at: datetime
+    reason: str = ""
+    """Why it failed or stopped, when it did."""
+
+
+class Hello(StrictModel):
+    type: Literal["hello"] = "hello"
+    protocol_version: int = PROTOCOL_VERSION
+    daemon_pid: int
+    final: bool = False
+
+
+class ErrorReply(StrictModel):
+    type: Literal["error"] = "error"
+    id: int | None
+    """``None`` when the request was too broken to carry an id."""
+    message: str
+    final: bool = True
+
+
+class OkReply(StrictModel):
+    type: Literal["ok"] = "ok"
+    id: int
+    final: bool = True
+
+
+class AgentReply(StrictModel):
+    type: Literal["agent"] = "agent"
+    id: int
+    agent: AgentInfo
+    final: bool = True
+
+
+class AgentsReply(StrictModel):
+    type: Literal["agents"] = "agents"
+    id: int
+    agents: list[AgentInfo]
+    final: bool = True
+
+
+class AgentEvent(StrictModel):
+    """One agent changed (status, phase, checkpoint, auto-accept) or was removed."""
+
+    type: Literal["agent_event"] = "agent_event"
+    id: int
+    agent: AgentInfo
+    removed: bool = False
+    final: bool = False
+
+
+Reply = Annotated[
+    Hello | ErrorReply | OkReply | AgentReply | AgentsReply | AgentEvent,
+    Field(discriminator="type"),
+]
+ReplyAdapter: TypeAdapter[Reply] = TypeAdapter(Reply)

@@ -1,0 +1,58 @@
+"""The agent spec: what one entry of ``--specs`` or the TUI wizard describes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, TypeAdapter, field_validator
+
+from common.schemas.base import StrictModel
+
+#: The ``model`` value that asks for the embedded default model (the local playbook server).
+LOCAL_MODEL = "local"
+
+
+class AgentSpec(StrictModel):
+    """One agent's job: a spec file, a git repository and the branch to merge into."""
+
+    spec_file: Path
+    """The Markdown specification to implement."""
+    project_dir: Path
+    """The git repository the agent works in."""
+    target_branch: str = Field(min_length=1)
+    """The branch the feature branch starts from and the merge request targets."""
+    file_only_mode: bool = False
+    """Track milestone and issues in local JSON files instead of GitLab."""
+    skip_mr_creation: bool = False
+    """Stop on the feature branch after coding instead of creating a merge request."""
+    skip_puppeteer: bool = False
+    """Do not ask the model for browser verification."""
+    skip_test_suite: bool = False
+    """Do not run the project's test suite as a quality gate."""
+    skip_regression: bool = False
+    """Do not compare test results before and after each issue."""
+    auto_accept: bool = False
+    """Answer every checkpoint with its default decision (can be switched while running)."""
+    max_iterations: int | None = Field(default=None, ge=1)
+    """Upper bound on coding sessions; ``None`` means until every issue is closed."""
+    model: str | None = None
+    """A Claude model name, ``"local"`` for the embedded default model, or ``None`` for
+    ``CLAUDE_MODEL``."""
+    playbook: Path | None = None
+    """The playbook the embedded model answers from (defaults to the demo's)."""
+    test_command: str | None = None
+    """The project's test command; detected from the project when not given."""
+
+    @field_validator("spec_file", "project_dir", "playbook")
+    @classmethod
+    def _absolute(cls, value: Path | None) -> Path | None:
+        return value.expanduser().absolute() if value is not None else None
+
+    @property
+    def uses_local_model(self) -> bool:
+        """Whether the agent must start the embedded default model."""
+        return self.model == LOCAL_MODEL
+
+
+SpecList = TypeAdapter(list[AgentSpec])
+"""Parses the ``--specs`` JSON array."""

@@ -1,0 +1,24 @@
+"""``.workspace_info.json``: the agent's configuration, written once, toggled by clients."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from common.schemas.base import StrictModel, utc_now
+from common.schemas.spec import AgentSpec
+
+
+class WorkspaceInfo(StrictModel):
+    """What an agent needs to start (or resume) from its workspace alone."""
+
+    schema_version: Literal[1] = 1
+    spec: AgentSpec
+    spec_slug: str
+    feature_branch: str
+    """The branch the agent creates from ``spec.target_branch`` and commits to."""
+    auto_accept: bool = False
+    """Per-agent switch; read at every checkpoint, so a change applies from the next one."""
+    created_at: datetime = Field(default_factory=utc_now)
