@@ -36,7 +36,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
+        Path(tmp_name).replace(path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             Path(tmp_name).unlink()

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
-from common.schemas.issues import IssueDraft
+from common.schemas.gates import TestRun
 
 
 class Stage(StrEnum):
@@ -81,14 +81,6 @@ class Transition(StrictModel):
     at: datetime = Field(default_factory=utc_now)
 
 
-class PendingCommit(StrictModel):
-    """The commit a coding session produced, waiting for closure review."""
-
-    sha: str
-    message: str
-    files: list[str]
-
-
 class AgentState(StrictModel):
     """The orchestrator's durable memory between transitions.
 
@@ -97,25 +89,33 @@ class AgentState(StrictModel):
 
     schema_version: Literal[1] = 1
     phase: Phase = Phase.PROJECT_VERIFICATION
+    test_command: str | None = None
+    """Decided at project_verification (from the spec, or detected)."""
     spec_attempt: int = 1
     feedback: str | None = None
-    """A human's rejection reason, handed to the next session of the same phase."""
-    proposed_issues: list[IssueDraft] = Field(default_factory=list)
+    """A human's rejection reason (or a failed gate), handed to the next session."""
     recommended_enrichment: list[int] = Field(default_factory=list)
+    """Issue iids the model suggested enriching."""
+    enrichment_decided: bool = False
     enrichment_queue: list[int] = Field(default_factory=list)
     """Issue iids still to enrich."""
     current_issue: int | None = None
     issue_sessions: int = 0
     """Sessions spent on ``current_issue`` so far."""
-    coding_sessions: int = 0
-    """Coding sessions in this run, checked against ``max_iterations``."""
-    pending_commit: PendingCommit | None = None
     issue_commits: list[str] = Field(default_factory=list)
     """Every SHA committed for ``current_issue`` (an issue may span sessions)."""
     baseline_failures: list[str] | None = None
-    """Tests already failing before the issue's session (not regressions)."""
+    """Tests already failing before the issue's first session (not regressions)."""
+    pre_session_dirty: list[str] | None = None
+    """Paths that had uncommitted changes when the running session started; kept so that
+    a resumed agent never commits a change the user had before the session."""
+    last_test_run: TestRun | None = None
+    regression: list[str] = Field(default_factory=list)
+    done_summary: str | None = None
     mr_title: str | None = None
     mr_description: str | None = None
+    dismissed_checkpoints: list[str] = Field(default_factory=list)
+    """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
     failure: str | None = None
     history: list[Transition] = Field(default_factory=list)
     updated_at: datetime = Field(default_factory=utc_now)

@@ -1,0 +1,1 @@
+"""The agent side: orchestrator, tracker, daemon, local model and control CLI."""

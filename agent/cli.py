@@ -1,0 +1,112 @@
+"""``python -m agent.cli --workspace DIR``: one agent, from its workspace to DONE.
+
+Started by the daemon in its own process session, with stdout and stderr going
+to the agent's log file. It writes its exit status to the workspace before it
+ends, so that a daemon restarted later can tell how it finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from agent.core.log import AgentLog
+from agent.core.orchestrator import Outcome, Run, run_to_end
+from agent.core.session import SessionConfig
+from agent.core.workspace import load_info
+from agent.model.launcher import LocalModel
+from agent.tracker.factory import make_tracker
+from common.atomic import cleanup_orphans, read_model_or_none, write_model
+from common.errors import HarnessError
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState
+from common.schemas.exit_status import AgentExit
+from common.schemas.spec import AgentSpec
+
+#: Tokens the model must never see: the SDK hands the CLI our whole environment.
+SECRET_VARIABLES = ("GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN")
+DEMO_PLAYBOOK = Path(__file__).resolve().parents[1] / "demo" / "playbook.json"
+EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
+
+
+def take_secrets(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """Remove the secrets from ``environ`` and return them for the tracker alone."""
+    return {name: environ.pop(name) for name in SECRET_VARIABLES if name in environ}
+
+
+@contextlib.asynccontextmanager
+async def model_environment(spec: AgentSpec, log: AgentLog) -> AsyncIterator[dict[str, str]]:
+    """The environment the CLI needs; starts the embedded model when the spec asks for it."""
+    if not spec.uses_local_model:
+        yield {}
+        return
+    playbook = spec.playbook or DEMO_PLAYBOOK
+    async with LocalModel(playbook) as base_url:
+        log(f"embedded model serving {playbook.name} at {base_url}")
+        yield {
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": "local-playbook",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+
+
+async def run_agent(files: WorkspaceFiles, log: AgentLog) -> tuple[Outcome, str]:
+    """Load the workspace and run the phase machine."""
+    info = load_info(files.root)
+    state = read_model_or_none(files.state, AgentState) or AgentState()
+    log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
+    tracker = make_tracker(info, files)
+    model = (
+        None if info.spec.uses_local_model else info.spec.model or os.environ.get("CLAUDE_MODEL")
+    )
+    async with model_environment(info.spec, log) as env:
+        config = SessionConfig(project_dir=info.spec.project_dir, model=model, env=env)
+        run = Run(files=files, info=info, state=state, tracker=tracker, sessions=config, log=log)
+        return await run_to_end(run)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agent.cli", description=__doc__)
+    parser.add_argument("--workspace", required=True, type=Path, help="the agent's workspace")
+    args = parser.parse_args(argv)
+    files = WorkspaceFiles(args.workspace.absolute())
+    log = AgentLog()
+    take_secrets(os.environ)
+    # The model's Bash tool and our gates find this interpreter's tools (pytest) first.
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    cleanup_orphans(files.root)
+    outcome, reason = asyncio.run(_supervised(files, log))
+    code = EXIT_CODES[outcome]
+    log(f"agent ended: {outcome}" + (f" — {reason}" if reason else ""))
+    if files.root.is_dir():
+        write_model(
+            files.exit_status,
+            AgentExit(pid=os.getpid(), outcome=outcome, exit_code=code, reason=reason),
+        )
+    return code
+
+
+async def _supervised(files: WorkspaceFiles, log: AgentLog) -> tuple[Outcome, str]:
+    """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, task.cancel)
+    try:
+        return await run_agent(files, log)
+    except asyncio.CancelledError:
+        return "stopped", "stopped by signal"
+    except HarnessError as e:
+        return "failed", str(e)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

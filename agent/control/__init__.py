@@ -1,0 +1,1 @@
+"""``harness``: the control command line (runs specs, answers checkpoints, manages the daemon)."""

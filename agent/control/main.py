@@ -1,0 +1,254 @@
+"""``harness``: run specs, watch agents, answer checkpoints, manage the daemon.
+
+Every error is one line on stderr and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from agent.control import answer, follow
+from agent.control.demo import prepare_demo
+from agent.control.specs import parse_specs
+from agent.core import checkpoints, git
+from agent.core.render import render_checkpoint
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from common.errors import HarnessError
+from common.paths import WorkspaceFiles
+from common.schemas.daemon_state import AgentStatus
+from common.schemas.protocol import AgentInfo
+from common.schemas.spec import AgentSpec
+
+Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``harness`` console script."""
+    args = build_parser().parse_args(argv)
+    command: Command = args.command
+    try:
+        return asyncio.run(command(args))
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+async def cmd_run(args: argparse.Namespace) -> int:
+    specs = parse_specs(args.specs)
+    if args.auto_accept:
+        specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
+    return await start_agents(specs, wait=args.wait)
+
+
+async def cmd_demo(args: argparse.Namespace) -> int:
+    spec = prepare_demo(args.dir, args.auto_accept)
+    print(f"demo project: {spec.project_dir}")
+    print(f"demo spec:    {spec.spec_file}")
+    code = await start_agents([spec], wait=args.wait)
+    if args.wait:
+        print(_demo_summary(spec))
+    return code
+
+
+async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
+    """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end."""
+    if lifecycle.daemon_running() is None:
+        status = await lifecycle.start_daemon()
+        print(f"daemon started (pid {status.pid})")
+    names: list[str] = []
+    async with DaemonClient.connect() as client:
+        for spec in specs:
+            info = await client.start(spec)
+            names.append(info.name)
+            print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
+            print(f"  log: {info.log_file}")
+    if not wait:
+        return 0
+    final = await follow.wait_until_finished(names)
+    failed = [info for info in final.values() if info.status is not AgentStatus.DONE]
+    for info in failed:
+        print(f"{info.name}: {info.status.value}" + (f" — {info.reason}" if info.reason else ""))
+    return 0 if not failed else 1
+
+
+async def cmd_list(_args: argparse.Namespace) -> int:
+    async with DaemonClient.connect() as client:
+        agents = await client.list_agents()
+    if not agents:
+        print("no agents")
+    for info in agents:
+        print(_one_line(info))
+    return 0
+
+
+async def cmd_status(args: argparse.Namespace) -> int:
+    info = await _agent(args.agent)
+    print(_one_line(info))
+    print(f"  spec:      {info.spec_file}")
+    print(f"  project:   {info.project_dir}")
+    print(f"  workspace: {info.workspace}")
+    print(f"  log:       {info.log_file}")
+    if info.reason:
+        print(f"  reason:    {info.reason}")
+    return 0
+
+
+async def cmd_logs(args: argparse.Namespace) -> int:
+    info = await _agent(args.agent)
+    if args.follow:
+        await follow.follow_log(info.log_file)
+    else:
+        sys.stdout.write(follow.LogTail(info.log_file).read_new())
+    return 0
+
+
+async def cmd_checkpoint(args: argparse.Namespace) -> int:
+    info = await _agent(args.agent)
+    found = checkpoints.current(WorkspaceFiles(info.workspace))
+    if found is None or found.status != "pending":
+        print(f"{info.name}: no checkpoint is waiting")
+        return 1
+    print(render_checkpoint(found))
+    return 0
+
+
+async def cmd_approve(args: argparse.Namespace) -> int:
+    info = await _agent(args.agent)
+    decided = answer.approve(info.workspace, args.choice, args.reason)
+    print(f"{info.name}: {decided.type.value} approved")
+    return 0
+
+
+async def cmd_reject(args: argparse.Namespace) -> int:
+    info = await _agent(args.agent)
+    decided = answer.reject(info.workspace, args.reason)
+    print(f"{info.name}: {decided.type.value} rejected")
+    return 0
+
+
+async def cmd_stop(args: argparse.Namespace) -> int:
+    async with DaemonClient.connect() as client:
+        info = await client.stop(args.agent)
+    print(_one_line(info))
+    return 0
+
+
+async def cmd_remove(args: argparse.Namespace) -> int:
+    async with DaemonClient.connect() as client:
+        await client.remove(args.agent)
+    print(f"{args.agent} removed")
+    return 0
+
+
+async def cmd_auto_accept(args: argparse.Namespace) -> int:
+    async with DaemonClient.connect() as client:
+        info = await client.set_auto_accept(args.agent, args.mode == "on")
+    print(_one_line(info))
+    return 0
+
+
+async def cmd_daemon(args: argparse.Namespace) -> int:
+    running = lifecycle.daemon_running()
+    if args.action == "status":
+        if running is None:
+            print("daemon is not running")
+            return 1
+        print(f"daemon running: pid {running.pid}, socket {running.socket}")
+        return 0
+    if args.action == "start":
+        if running is not None:
+            print(f"daemon already running (pid {running.pid})")
+            return 0
+        status = await lifecycle.start_daemon()
+        print(f"daemon started (pid {status.pid}, socket {status.socket})")
+        return 0
+    if running is None:
+        print("daemon is not running")
+        return 0
+    await lifecycle.stop_daemon()
+    print("daemon stopped (agents keep running)")
+    return 0
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+
+async def _agent(name: str) -> AgentInfo:
+    async with DaemonClient.connect() as client:
+        return await client.status(name)
+
+
+def _one_line(info: AgentInfo) -> str:
+    phase = info.phase.value if info.phase else "-"
+    mode = "AUTO" if info.auto_accept else "HITL"
+    waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
+    return (
+        f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}{waiting}"
+    )
+
+
+def _demo_summary(spec: AgentSpec) -> str:
+    project = spec.project_dir
+    branch = git.current_branch(project)
+    log = git.git(project, "log", "--format=  %h %s", f"{spec.target_branch}..HEAD", check=False)
+    return f"\nbranch {branch} in {project}:\n{log or '  (no commits)'}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="harness", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    def add(name: str, command: Command, help_text: str) -> argparse.ArgumentParser:
+        child = sub.add_parser(name, help=help_text, description=help_text)
+        child.set_defaults(command=command)
+        return child
+
+    run = add("run", cmd_run, "start agents from a JSON array of specs")
+    run.add_argument("--specs", required=True, help="JSON array of spec objects")
+    run.add_argument("--auto-accept", action="store_true", help="answer every checkpoint")
+    run.add_argument("--wait", action="store_true", help="return when every agent has ended")
+
+    demo = add("demo", cmd_demo, "run the demo project on the embedded model")
+    demo.add_argument("--dir", type=Path, help="where to put the demo (default: a new temp dir)")
+    demo.add_argument("--auto-accept", action="store_true", help="answer every checkpoint")
+    demo.add_argument("--wait", action="store_true", help="return when the agent has ended")
+
+    add("list", cmd_list, "list agents")
+    for name, command, text in (
+        ("status", cmd_status, "show one agent"),
+        ("checkpoint", cmd_checkpoint, "show the checkpoint waiting for a decision"),
+        ("stop", cmd_stop, "stop an agent (it can be started again and resumes)"),
+        ("remove", cmd_remove, "forget a stopped agent"),
+    ):
+        add(name, command, text).add_argument("agent")
+    logs = add("logs", cmd_logs, "print an agent's log")
+    logs.add_argument("agent")
+    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    approve = add("approve", cmd_approve, "approve the waiting checkpoint")
+    approve.add_argument("agent")
+    approve.add_argument("--choice", help="issue iid(s), or a regression action")
+    approve.add_argument("--reason", help="a note recorded with the decision")
+    reject = add("reject", cmd_reject, "reject the waiting checkpoint")
+    reject.add_argument("agent")
+    reject.add_argument("--reason", help="feedback for the next attempt")
+    auto = add("auto-accept", cmd_auto_accept, "switch auto-accept for an agent")
+    auto.add_argument("agent")
+    auto.add_argument("mode", choices=("on", "off"))
+    daemon = add("daemon", cmd_daemon, "start, stop or check the daemon")
+    daemon.add_argument("action", choices=("start", "stop", "status"))
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""Parsing ``--specs``: JSON in, validated specs out, one readable line on error."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from common.errors import SpecError
+from common.schemas.spec import AgentSpec, SpecList
+
+
+def parse_specs(text: str) -> list[AgentSpec]:
+    """Parse a JSON array (or a single object) of agent specs.
+
+    Raises:
+        SpecError: the text is not JSON or an entry does not fit the schema.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SpecError(
+            f"--specs is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from e
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not data:
+        raise SpecError("--specs must be a non-empty JSON array of spec objects")
+    try:
+        return SpecList.validate_python(data)
+    except ValidationError as e:
+        problem = e.errors()[0]
+        where = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]
+        )
+        raise SpecError(f"--specs{where}: {problem['msg'].lower()}") from e

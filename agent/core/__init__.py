@@ -1,0 +1,1 @@
+"""The orchestrator's phase machine, checkpoints, sessions, hooks and git."""

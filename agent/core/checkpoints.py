@@ -1,0 +1,129 @@
+"""The checkpoint files: open one, wait for its decision, answer it, log it.
+
+The agent writes a pending checkpoint atomically and waits with watchfiles (no
+sleep-polling). Any client (CLI, TUI, another TUI) answers through
+:func:`answer`, which holds an exclusive lock for its read-modify-write: exactly
+one decision counts, the second answer gets :class:`AlreadyDecidedError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from watchfiles import awatch
+
+from common.atomic import locked, read_model, read_model_or_none, write_model
+from common.errors import AlreadyDecidedError, NoPendingCheckpointError
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import (
+    AnyDecision,
+    Checkpoint,
+    CheckpointAdapter,
+    CheckpointFile,
+    CheckpointLog,
+)
+
+#: watchfiles reports a change after this many quiet milliseconds.
+WATCH_STEP_MS = 5
+#: Safety net for the moment between reading the file and the watcher starting.
+WATCH_RECHECK_MS = 1000
+
+
+def current(files: WorkspaceFiles) -> Checkpoint | None:
+    """The checkpoint in ``.hitl_checkpoint.json``, pending or decided, if any."""
+    stored = read_model_or_none(files.checkpoint, CheckpointFile)
+    return stored.root if stored is not None else None
+
+
+def pending(files: WorkspaceFiles) -> Checkpoint | None:
+    """The checkpoint waiting for a decision, if any."""
+    found = current(files)
+    return found if found is not None and found.status == "pending" else None
+
+
+def write(files: WorkspaceFiles, checkpoint: Checkpoint) -> None:
+    """Write ``checkpoint`` as the current one (under the answer lock)."""
+    with locked(files.checkpoint_lock):
+        write_model(files.checkpoint, CheckpointFile(checkpoint))
+
+
+def decided(checkpoint: Checkpoint, decision: AnyDecision) -> Checkpoint:
+    """``checkpoint`` with ``decision`` attached, validated against its type."""
+    data = checkpoint.model_dump(mode="json")
+    data.update(status="decided", decision=decision.model_dump(mode="json"))
+    return CheckpointAdapter.validate_python(data)
+
+
+def answer(files: WorkspaceFiles, checkpoint_id: str | None, decision: AnyDecision) -> Checkpoint:
+    """Decide the pending checkpoint; the first answer wins.
+
+    Args:
+        files: the agent's workspace.
+        checkpoint_id: the checkpoint the answerer saw; ``None`` answers whatever is pending.
+        decision: the decision to record.
+
+    Raises:
+        NoPendingCheckpointError: nothing is waiting.
+        AlreadyDecidedError: someone else answered first (the message says who and when).
+    """
+    with locked(files.checkpoint_lock):
+        found = current(files)
+        if found is None:
+            raise NoPendingCheckpointError("no checkpoint is waiting for a decision")
+        if checkpoint_id is not None and found.id != checkpoint_id:
+            raise AlreadyDecidedError(
+                f"checkpoint {checkpoint_id} is no longer current (now {found.id})"
+            )
+        if found.status == "decided" and found.decision is not None:
+            who = found.decision.decided_by
+            when = found.decision.decided_at.isoformat(timespec="seconds")
+            raise AlreadyDecidedError(
+                f"checkpoint {found.id} was already decided by {who} at {when}"
+            )
+        result = decided(found, decision)
+        write_model(files.checkpoint, CheckpointFile(result))
+    return result
+
+
+async def wait_for_decision(files: WorkspaceFiles, checkpoint_id: str) -> Checkpoint:
+    """Block until the checkpoint ``checkpoint_id`` is decided and return it."""
+    found = current(files)
+    if _is_decided(found, checkpoint_id):
+        assert found is not None
+        return found
+    target = files.checkpoint.name
+    async for changes in awatch(
+        files.root,
+        debounce=50,
+        step=WATCH_STEP_MS,
+        rust_timeout=WATCH_RECHECK_MS,
+        yield_on_timeout=True,
+        recursive=False,
+    ):
+        if changes and not any(Path(path).name == target for _, path in changes):
+            continue
+        found = current(files)
+        if _is_decided(found, checkpoint_id):
+            assert found is not None
+            return found
+    raise asyncio.CancelledError  # awatch only ends when cancelled
+
+
+def record(files: WorkspaceFiles, checkpoint: Checkpoint) -> None:
+    """Append a decided checkpoint to the history once (resuming never logs it twice)."""
+    log = read_model_or_none(files.checkpoint_log, CheckpointLog) or CheckpointLog()
+    if any(entry.id == checkpoint.id for entry in log.entries):
+        return
+    write_model(files.checkpoint_log, CheckpointLog(entries=[*log.entries, checkpoint]))
+
+
+def history(files: WorkspaceFiles) -> list[Checkpoint]:
+    """Every decided checkpoint, oldest first."""
+    if not files.checkpoint_log.exists():
+        return []
+    return read_model(files.checkpoint_log, CheckpointLog).entries
+
+
+def _is_decided(found: Checkpoint | None, checkpoint_id: str) -> bool:
+    return found is not None and found.id == checkpoint_id and found.status == "decided"

@@ -1,0 +1,67 @@
+"""Commits made by the harness: only the session's files, in the structured format.
+
+``feat(#N): <title>`` with a body and the Files / Tests / Issue lines, so that
+git history alone tells a new session (or a reviewer) what happened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from agent.core import git
+from common.paths import WORKSPACE_ROOT_NAME
+
+
+def session_changes(project: Path, touched: set[str], dirty_before: set[str]) -> list[str]:
+    """The files this session changed: what the model wrote, plus what appeared since.
+
+    A change the user had before the session (``dirty_before``) is never included
+    unless the model itself wrote that file.
+    """
+    now = set(git.changed_files(project))
+    appeared = now - dirty_before
+    written = {path for path in touched if path in now}
+    return sorted(p for p in appeared | written if not p.startswith(f"{WORKSPACE_ROOT_NAME}/"))
+
+
+def tests_line(files: list[str], new_files: set[str]) -> str:
+    """``added`` / ``updated`` / ``none`` for the commit's Tests line."""
+    test_files = [f for f in files if _is_test(f)]
+    if any(f in new_files for f in test_files):
+        return "added"
+    return "updated" if test_files else "none"
+
+
+def message(kind: str, iid: int, title: str, body: str, files: list[str], tests: str) -> str:
+    """The structured commit message of the seed."""
+    subject = f"{kind}(#{iid}): {title}"
+    return (
+        f"{subject}\n\n{body.strip()}\n\n"
+        f"Files: {len(files)} changed\nTests: {tests}\nIssue: #{iid} - {title}\n"
+    )
+
+
+def commit(project: Path, files: list[str], text: str) -> str:
+    """Stage exactly ``files`` and commit only them; return the new SHA."""
+    git.git(project, "add", "--all", "--", *files)
+    identity: list[str] = []
+    if not git.git(project, "config", "user.email", check=False):
+        identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
+    git.git(project, *identity, "commit", "--quiet", "--no-verify", "-m", text, "--", *files)
+    return git.head_commit(project)
+
+
+def untracked(project: Path) -> set[str]:
+    """Paths git does not know yet (for telling added tests from updated ones)."""
+    out = git.git(project, "ls-files", "--others", "--exclude-standard")
+    return set(out.splitlines())
+
+
+def _is_test(path: str) -> bool:
+    pure = PurePosixPath(path)
+    return (
+        "tests" in pure.parts
+        or "test" in pure.parts
+        or pure.name.startswith("test_")
+        or pure.stem.endswith(("_test", ".test", ".spec"))
+    )

@@ -1,0 +1,91 @@
+"""Git through its command line: the one place the harness runs git.
+
+Every failure becomes a :class:`GitError` carrying git's own message.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from common.errors import GitError
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    """Run ``git -C repo ARGS`` and return stdout without the trailing newline."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as e:
+        raise GitError(f"cannot run git: {e.strerror}") from e
+    if check and done.returncode != 0:
+        message = (done.stderr or done.stdout).strip().splitlines()
+        detail = message[-1] if message else f"exit status {done.returncode}"
+        raise GitError(f"git {' '.join(args)}: {detail}")
+    return done.stdout.rstrip("\n")
+
+
+def is_repository_root(path: Path) -> bool:
+    """Whether ``path`` is the top folder of a git work tree."""
+    if not path.is_dir():
+        return False
+    try:
+        top = git(path, "rev-parse", "--show-toplevel")
+    except GitError:
+        return False
+    return Path(top).resolve() == path.resolve()
+
+
+def branch_exists(repo: Path, branch: str) -> bool:
+    """Whether a local branch of that name exists."""
+    return git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False) != ""
+
+
+def current_branch(repo: Path) -> str:
+    """The checked-out branch (``HEAD`` when detached)."""
+    return git(repo, "rev-parse", "--abbrev-ref", "HEAD")
+
+
+def head_commit(repo: Path) -> str:
+    """The full SHA of ``HEAD``."""
+    return git(repo, "rev-parse", "HEAD")
+
+
+def branches(repo: Path) -> list[str]:
+    """Local branch names, sorted."""
+    out = git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads")
+    return sorted(line for line in out.splitlines() if line)
+
+
+def changed_files(repo: Path) -> list[str]:
+    """Paths with uncommitted changes (staged, unstaged or untracked), repo-relative."""
+    out = git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    paths: list[str] = []
+    entries = out.split("\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if not entry:
+            continue
+        status, path = entry[:2], entry[3:]
+        if status[0] in "RC":
+            index += 1  # the rename's source path follows
+        paths.append(path)
+    return paths
+
+
+def exclude_path(repo: Path, pattern: str) -> None:
+    """Add ``pattern`` to ``.git/info/exclude`` once, so it is never committed."""
+    git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir"))
+    exclude = git_dir / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    existing = exclude.read_text() if exclude.exists() else ""
+    if pattern not in existing.splitlines():
+        prefix = "" if existing.endswith("\n") or not existing else "\n"
+        with exclude.open("a") as handle:
+            handle.write(f"{prefix}{pattern}\n")

@@ -1,0 +1,169 @@
+"""PreToolUse and PostToolUse hooks: every tool call passes through here.
+
+The CLI lets a tool run when a hook raises, returns nothing or returns an
+invalid decision (measured with claude-agent-sdk 0.2.189), so every PreToolUse
+hook is wrapped by :func:`fail_closed`: any error becomes a deny with its reason.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import HookContext, HookMatcher
+from claude_agent_sdk.types import HookInput, HookJSONOutput, SyncHookJSONOutput
+
+from common.paths import WORKSPACE_ROOT_NAME
+
+HookResult = HookJSONOutput
+Hook = Callable[[HookInput, str | None, HookContext], Awaitable[HookJSONOutput]]
+
+#: Tools whose input names a file or folder, and the key that holds it.
+PATH_KEYS: dict[str, tuple[str, ...]] = {
+    "Read": ("file_path",),
+    "Write": ("file_path",),
+    "Edit": ("file_path",),
+    "MultiEdit": ("file_path",),
+    "NotebookEdit": ("notebook_path",),
+    "Glob": ("path",),
+    "Grep": ("path",),
+}
+WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+_VALID_DECISIONS = frozenset({"allow", "deny", "ask"})
+
+#: git subcommands the harness owns: the model must not commit, move or rewrite branches.
+_GIT_OWNED = frozenset(
+    {"commit", "push", "checkout", "switch", "reset", "rebase", "merge", "branch"}
+)
+_SEPARATORS = re.compile(r"&&|\|\||;|\||\n")
+
+
+def allow() -> SyncHookJSONOutput:
+    """An explicit allow (an empty answer would also allow, but says nothing)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+
+
+def deny(reason: str) -> SyncHookJSONOutput:
+    """Refuse the tool call; the model sees ``reason`` as the tool's error."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def fail_closed(hook: Hook) -> Hook:
+    """Wrap a PreToolUse hook so that an exception or a malformed answer denies."""
+
+    async def guarded(
+        data: HookInput, tool_use_id: str | None, context: HookContext
+    ) -> HookJSONOutput:
+        try:
+            result = await hook(data, tool_use_id, context)
+        except Exception as e:  # any failure of ours must block, never let the tool run
+            return deny(f"harness hook failed ({type(e).__name__}: {e}); tool call refused")
+        specific: Any = result.get("hookSpecificOutput") if isinstance(result, dict) else None
+        decision = specific.get("permissionDecision") if isinstance(specific, dict) else None
+        if decision not in _VALID_DECISIONS:
+            return deny(f"harness hook gave no valid decision ({result!r}); tool call refused")
+        return result
+
+    return guarded
+
+
+@dataclass
+class ToolPolicy:
+    """What the model may touch: files inside the project, git left to the harness."""
+
+    project_dir: Path
+
+    def check(self, tool_name: str, tool_input: dict[str, Any]) -> str | None:
+        """The reason to refuse this call, or ``None`` to allow it."""
+        if tool_name == "Bash":
+            return self._check_bash(str(tool_input.get("command", "")))
+        for key in PATH_KEYS.get(tool_name, ()):
+            raw = tool_input.get(key)
+            if raw is None:
+                continue
+            reason = self._check_path(str(raw), writing=tool_name in WRITING_TOOLS)
+            if reason:
+                return reason
+        return None
+
+    def _check_path(self, raw: str, *, writing: bool) -> str | None:
+        root = self.project_dir.resolve()
+        candidate = Path(raw).expanduser()
+        resolved = (candidate if candidate.is_absolute() else root / candidate).resolve()
+        if not resolved.is_relative_to(root):
+            return f"{raw} is outside the project directory {root}"
+        if writing:
+            first = resolved.relative_to(root).parts[:1]
+            if first in ((".git",), (WORKSPACE_ROOT_NAME,)):
+                return f"{raw} belongs to the harness ({first[0]}/); edit project files only"
+        return None
+
+    def _check_bash(self, command: str) -> str | None:
+        for part in _SEPARATORS.split(command):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                words = part.split()
+            if len(words) >= 2 and Path(words[0]).name == "git":
+                sub = next((w for w in words[1:] if not w.startswith("-")), "")
+                if sub in _GIT_OWNED:
+                    return f"git {sub} is done by the harness, not the model"
+        return None
+
+
+@dataclass
+class FileTracker:
+    """Collects the project files the model wrote this session (for the commit)."""
+
+    project_dir: Path
+    touched: set[str] = field(default_factory=set)
+
+    def note(self, tool_name: str, tool_input: dict[str, Any]) -> None:
+        if tool_name not in WRITING_TOOLS:
+            return
+        for key in PATH_KEYS[tool_name]:
+            raw = tool_input.get(key)
+            if raw is None:
+                continue
+            root = self.project_dir.resolve()
+            path = Path(str(raw))
+            resolved = (path if path.is_absolute() else root / path).resolve()
+            if resolved.is_relative_to(root):
+                self.touched.add(str(resolved.relative_to(root)))
+
+
+def build_hooks(
+    policy: ToolPolicy, tracker: FileTracker, log: Callable[[str], None]
+) -> dict[Any, list[HookMatcher]]:
+    """The hook configuration of a session: the policy before, the file tracker after."""
+
+    async def pre_tool_use(data: HookInput, _id: str | None, _ctx: HookContext) -> HookResult:
+        fields: dict[str, Any] = dict(data)
+        name = str(fields["tool_name"])
+        reason = policy.check(name, dict(fields.get("tool_input") or {}))
+        if reason is not None:
+            log(f"[policy] denied {name}: {reason}")
+            return deny(reason)
+        return allow()
+
+    async def post_tool_use(data: HookInput, _id: str | None, _ctx: HookContext) -> HookResult:
+        fields: dict[str, Any] = dict(data)
+        tracker.note(str(fields.get("tool_name", "")), dict(fields.get("tool_input") or {}))
+        return {}
+
+    return {
+        "PreToolUse": [
+            HookMatcher(matcher=None, hooks=[fail_closed(pre_tool_use)], on_failure="block")
+        ],
+        "PostToolUse": [HookMatcher(matcher=None, hooks=[post_tool_use])],
+    }

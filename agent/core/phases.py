@@ -1,0 +1,59 @@
+"""The phase machine: a transition table and a guard, nothing else.
+
+Pure logic, no IO: the orchestrator asks :func:`advance` for every move and
+persists the returned state. An illegal move raises :class:`TransitionError`.
+"""
+
+from __future__ import annotations
+
+from common.errors import TransitionError
+from common.schemas.agent_state import AgentState, Phase, Transition
+from common.schemas.base import utc_now
+
+P = Phase
+
+#: Every legal move. FAILED is reachable from every live phase (see :func:`advance`).
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    P.PROJECT_VERIFICATION: frozenset({P.SPEC_TO_ISSUES}),
+    # A rejected proposal leads to a new proposal: SPEC_TO_ISSUES → SPEC_TO_ISSUES.
+    P.SPEC_TO_ISSUES: frozenset({P.SPEC_TO_ISSUES, P.ISSUE_ENRICHMENT}),
+    P.ISSUE_ENRICHMENT: frozenset({P.CREATE_BRANCH}),
+    P.CREATE_BRANCH: frozenset({P.ISSUE_SELECTION}),
+    P.ISSUE_SELECTION: frozenset({P.CODING, P.MR_PHASE_TRANSITION}),
+    # A session that did not finish its issue hands off to another: CODING → CODING.
+    P.CODING: frozenset({P.CODING, P.REGRESSION_APPROVAL, P.ISSUE_CLOSURE}),
+    P.REGRESSION_APPROVAL: frozenset({P.CODING, P.ISSUE_CLOSURE}),
+    P.ISSUE_CLOSURE: frozenset({P.ISSUE_SELECTION, P.CODING}),
+    P.MR_PHASE_TRANSITION: frozenset({P.MR_REVIEW, P.DONE}),
+    P.MR_REVIEW: frozenset({P.MR_REVIEW, P.MR_CREATE}),
+    P.MR_CREATE: frozenset({P.DONE}),
+    P.DONE: frozenset(),
+    P.FAILED: frozenset(),
+}
+
+TERMINAL: frozenset[Phase] = frozenset({P.DONE, P.FAILED})
+
+
+def can_move(source: Phase, target: Phase) -> bool:
+    """Whether the table allows ``source → target``."""
+    if target is P.FAILED:
+        return source not in TERMINAL
+    return target in TRANSITIONS[source]
+
+
+def advance(state: AgentState, target: Phase, reason: str = "", **changes: object) -> AgentState:
+    """Return ``state`` moved to ``target`` with ``changes`` applied and the move recorded.
+
+    Raises:
+        TransitionError: the table does not allow the move.
+    """
+    if not can_move(state.phase, target):
+        raise TransitionError(f"illegal transition {state.phase.value} → {target.value}")
+    move = Transition(from_phase=state.phase, to_phase=target, reason=reason)
+    update: dict[str, object] = {
+        **changes,
+        "phase": target,
+        "history": [*state.history, move],
+        "updated_at": utc_now(),
+    }
+    return state.model_validate({**state.model_dump(), **update})

@@ -1,0 +1,156 @@
+"""One Claude session through claude-agent-sdk and its bundled CLI.
+
+The session owns its SDK client from start to end in one task. It loads no
+settings or CLAUDE.md from the target repository (``setting_sources=[]``), runs
+every tool call through our hooks, and writes every message to the agent log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ClaudeSDKError,
+    ResultMessage,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+
+from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
+from agent.core.log import AgentLog
+from agent.core.tools import SERVER_NAME, SessionReports
+from common.errors import SessionError
+
+BUILTIN_TOOLS = ["Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "TodoWrite"]
+SESSION_TIMEOUT_S = 45 * 60
+_PREVIEW = 300
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How sessions reach a model: which one, and the environment the CLI gets."""
+
+    project_dir: Path
+    model: str | None
+    env: dict[str, str] = field(default_factory=dict)
+    max_turns: int = 80
+
+
+@dataclass
+class SessionResult:
+    """The session's figures and the project files the model wrote."""
+
+    turns: int
+    cost_usd: float | None
+    input_tokens: int
+    output_tokens: int
+    duration_ms: int
+    denials: int
+    touched: set[str]
+
+
+async def run_session(
+    label: str,
+    system_prompt: str,
+    prompt: str,
+    config: SessionConfig,
+    reports: SessionReports,
+    log: AgentLog,
+) -> SessionResult:
+    """Run one session to its end and return its figures.
+
+    Raises:
+        SessionError: the CLI could not start, the API kept failing, or the session timed out.
+    """
+    tracker = FileTracker(config.project_dir)
+    options = ClaudeAgentOptions(
+        system_prompt=system_prompt,
+        mcp_servers={SERVER_NAME: reports.server()},
+        allowed_tools=[*BUILTIN_TOOLS, *reports.tool_names()],
+        permission_mode="acceptEdits",
+        cwd=str(config.project_dir),
+        setting_sources=[],
+        hooks=build_hooks(ToolPolicy(config.project_dir), tracker, log),
+        env=config.env,
+        model=config.model,
+        max_turns=config.max_turns,
+        stderr=lambda line: log(f"[cli] {line.rstrip()}"),
+    )
+    log(f"── session {label}: start")
+    result: ResultMessage | None = None
+    try:
+        async with asyncio.timeout(SESSION_TIMEOUT_S), ClaudeSDKClient(options=options) as client:
+            await client.query(prompt)
+            async for message in client.receive_response():
+                _log_message(log, message)
+                if isinstance(message, ResultMessage):
+                    result = message
+    except TimeoutError as e:
+        raise SessionError(f"session {label} timed out after {SESSION_TIMEOUT_S} s") from e
+    except ClaudeSDKError as e:
+        raise SessionError(f"session {label}: {e}") from e
+    if result is None:
+        raise SessionError(f"session {label} ended without a result message")
+    if result.is_error:
+        status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
+        detail = "; ".join(result.errors or []) or result.result or result.subtype
+        raise SessionError(f"session {label} failed{status}: {detail}")
+    usage = result.usage or {}
+    figures = SessionResult(
+        turns=result.num_turns,
+        cost_usd=result.total_cost_usd,
+        input_tokens=int(usage.get("input_tokens", 0)),
+        output_tokens=int(usage.get("output_tokens", 0)),
+        duration_ms=result.duration_ms,
+        denials=len(result.permission_denials or []),
+        touched=tracker.touched,
+    )
+    cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
+    log(
+        f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in / "
+        f"{figures.output_tokens} out tokens, cost {cost}, {figures.duration_ms} ms"
+    )
+    return figures
+
+
+def _log_message(log: AgentLog, message: Any) -> None:
+    """One readable line (or a few) per SDK message."""
+    if isinstance(message, AssistantMessage):
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                log(f"[assistant] {block.text.strip()}")
+            elif isinstance(block, ThinkingBlock):
+                log(f"[thinking] {_short(block.thinking)}")
+            elif isinstance(block, ToolUseBlock):
+                log(f"[tool] {block.name} {_short(json.dumps(block.input))}")
+    elif isinstance(message, UserMessage) and isinstance(message.content, list):
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                mark = "error" if block.is_error else "ok"
+                log(f"[result:{mark}] {_short(_text(block.content))}")
+    elif isinstance(message, SystemMessage) and message.subtype == "init":
+        log(f"[system] session initialised ({message.data.get('model', '?')})")
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return " ".join(str(part.get("text", "")) for part in content)
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _PREVIEW else flat[:_PREVIEW] + "…"

@@ -1,0 +1,25 @@
+"""One handler per phase; each does its work and ends with one transition."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from agent.core.orchestrator import Run
+from agent.core.stages import coding, initializer, merge_request
+from common.schemas.agent_state import Phase
+
+Handler = Callable[[Run], Awaitable[None]]
+
+HANDLERS: dict[Phase, Handler] = {
+    Phase.PROJECT_VERIFICATION: initializer.project_verification,
+    Phase.SPEC_TO_ISSUES: initializer.spec_to_issues,
+    Phase.ISSUE_ENRICHMENT: initializer.issue_enrichment,
+    Phase.CREATE_BRANCH: initializer.create_branch,
+    Phase.ISSUE_SELECTION: coding.issue_selection,
+    Phase.CODING: coding.coding_session,
+    Phase.REGRESSION_APPROVAL: coding.regression_approval,
+    Phase.ISSUE_CLOSURE: coding.issue_closure,
+    Phase.MR_PHASE_TRANSITION: merge_request.mr_phase_transition,
+    Phase.MR_REVIEW: merge_request.mr_review,
+    Phase.MR_CREATE: merge_request.mr_create,
+}

@@ -1,0 +1,232 @@
+"""INITIALIZER: verify the project, spec to issues, enrichment, feature branch."""
+
+from __future__ import annotations
+
+import os
+
+from agent.core import git, prompts
+from agent.core.gates import detect_test_command, run_tests
+from agent.core.orchestrator import Run
+from common.errors import SessionError
+from common.paths import WORKSPACE_ROOT_NAME
+from common.schemas.agent_state import Phase
+from common.schemas.checkpoint import (
+    Checkpoint,
+    CheckpointType,
+    EnrichmentDecision,
+    IssueEnrichmentCheckpoint,
+    IssueEnrichmentContext,
+    IssueRef,
+    ProjectVerificationCheckpoint,
+    ProjectVerificationContext,
+    SpecToIssuesCheckpoint,
+    SpecToIssuesContext,
+)
+
+
+async def project_verification(run: Run) -> None:
+    """Check repository, tracker, credentials and tests before anything is created."""
+    spec = run.spec
+    project = spec.project_dir
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        warnings = await run.tracker.verify()
+        warnings += _credential_warnings(spec.uses_local_model)
+        test_command = spec.test_command or detect_test_command(project)
+        baseline = None
+        if test_command and not spec.skip_test_suite:
+            baseline = await run_tests(project, test_command)
+            if not baseline.passed:
+                warnings.append(f"the test suite fails before any change: {baseline.summary}")
+        uncommitted = [
+            path for path in git.changed_files(project) if not path.startswith(WORKSPACE_ROOT_NAME)
+        ]
+        if uncommitted:
+            warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
+        context = ProjectVerificationContext(
+            project_dir=str(project),
+            current_branch=git.current_branch(project),
+            target_branch=spec.target_branch,
+            feature_branch=run.info.feature_branch,
+            head_commit=git.head_commit(project),
+            tracker=run.tracker.kind,
+            test_command=test_command,
+            baseline_tests=baseline,
+            uncommitted=uncommitted,
+            warnings=warnings,
+        )
+        done = [
+            f"{project} is a git repository; target branch {spec.target_branch} exists",
+            f"issue tracker ({run.tracker.kind}) is reachable",
+        ]
+        if baseline is not None:
+            done.append(f"baseline test run: {baseline.summary}")
+        return ProjectVerificationCheckpoint(
+            id=checkpoint_id,
+            what_happened=done,
+            to_decide="Start work on this project with this configuration?",
+            if_approved="The specification is broken into issues",
+            if_rejected="The run ends; nothing is created",
+            context=context,
+        )
+
+    checkpoint = await run.ask(CheckpointType.PROJECT_VERIFICATION, build)
+    assert isinstance(checkpoint, ProjectVerificationCheckpoint)
+    decision = checkpoint.decision
+    assert decision is not None
+    if decision.approved:
+        run.move(Phase.SPEC_TO_ISSUES, test_command=checkpoint.context.test_command)
+    else:
+        reason = f"rejected at project_verification by {decision.decided_by}"
+        if decision.reason:
+            reason += f": {decision.reason}"
+        run.move(Phase.FAILED, reason, failure=reason)
+
+
+async def spec_to_issues(run: Run) -> None:
+    """A session proposes spec-faithful issues; approved ones are created in the tracker."""
+    state = run.state
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        spec_text = run.files.spec_copy.read_text()
+        reports, _ = await run.session(
+            f"initializer (attempt {state.spec_attempt})",
+            "initializer",
+            done=lambda r: r.proposal is not None,
+            target_branch=run.spec.target_branch,
+            spec=spec_text,
+            feedback=prompts.feedback_block(state.feedback),
+        )
+        proposal = reports.proposal
+        if proposal is None:
+            raise SessionError("the initializer session proposed no issues")
+        count = len(proposal.issues)
+        return SpecToIssuesCheckpoint(
+            id=checkpoint_id,
+            what_happened=[
+                "read the specification and the project",
+                f"proposed {count} spec-faithful issue(s)",
+            ],
+            to_decide="Create these issues?",
+            if_approved=f"{count} issues are created in the {run.tracker.kind} tracker",
+            if_rejected="A new proposal is made with your feedback",
+            context=SpecToIssuesContext(
+                issues=proposal.issues,
+                recommended_enrichment=[
+                    p for p in proposal.recommended_enrichment if 1 <= p <= count
+                ],
+                attempt=state.spec_attempt,
+                feedback=state.feedback,
+            ),
+        )
+
+    checkpoint = await run.ask(CheckpointType.SPEC_TO_ISSUES, build)
+    assert isinstance(checkpoint, SpecToIssuesCheckpoint)
+    decision = checkpoint.decision
+    assert decision is not None
+    if not decision.approved:
+        run.move(
+            Phase.SPEC_TO_ISSUES,
+            "proposal rejected",
+            spec_attempt=state.spec_attempt + 1,
+            feedback=decision.reason or "The proposal was rejected; propose a better breakdown.",
+        )
+        return
+    first_line = run.files.spec_copy.read_text().strip().splitlines()[:1]
+    await run.tracker.ensure_milestone(run.info.spec_slug, first_line[0] if first_line else "")
+    created = await run.tracker.create_issues(checkpoint.context.issues)
+    recommended = [created[p - 1].iid for p in checkpoint.context.recommended_enrichment]
+    run.log(f"created {len(created)} issue(s): " + ", ".join(f"#{i.iid}" for i in created))
+    run.move(Phase.ISSUE_ENRICHMENT, recommended_enrichment=recommended, feedback=None)
+
+
+async def issue_enrichment(run: Run) -> None:
+    """The human picks issues to enrich; one research session per picked issue."""
+    if not run.state.enrichment_decided:
+
+        async def build(checkpoint_id: str) -> Checkpoint:
+            issues = await run.tracker.list_issues()
+            return IssueEnrichmentCheckpoint(
+                id=checkpoint_id,
+                what_happened=[
+                    f"{len(issues)} issue(s) created",
+                    f"the model recommends enriching {len(run.state.recommended_enrichment)}",
+                ],
+                to_decide="Which issues should be researched and rewritten?",
+                if_approved="The selected issues are enriched, one session each",
+                if_rejected="No issue is enriched; coding starts from the spec-faithful issues",
+                context=IssueEnrichmentContext(
+                    issues=[IssueRef(iid=i.iid, title=i.title, labels=i.labels) for i in issues],
+                    recommended=run.state.recommended_enrichment,
+                ),
+            )
+
+        checkpoint = await run.ask(CheckpointType.ISSUE_ENRICHMENT, build)
+        decision = checkpoint.decision
+        assert isinstance(decision, EnrichmentDecision)
+        selected = decision.selected if decision.approved else []
+        run.save(enrichment_decided=True, enrichment_queue=selected)
+
+    all_issues = await run.tracker.list_issues()
+    listing = "\n".join(f"#{i.iid} {i.title}" for i in all_issues)
+    while run.state.enrichment_queue:
+        iid = run.state.enrichment_queue[0]
+        issue = await run.tracker.get_issue(iid)
+        if "enriched" not in issue.labels:
+            reports, _ = await run.session(
+                f"enrichment #{iid}",
+                "enrichment",
+                expected_issue=iid,
+                done=lambda r: r.enrichment is not None,
+                iid=iid,
+                title=issue.title,
+                description=issue.description,
+                all_issues=listing,
+            )
+            found = reports.enrichment
+            assert found is not None
+            if found.research_notes:
+                await run.tracker.add_note(iid, "research", found.research_notes)
+            if found.dependency_notes:
+                await run.tracker.add_note(iid, "dependencies", found.dependency_notes)
+            await run.tracker.update_issue(
+                iid,
+                title=found.title,
+                description=found.description,
+                add_labels=(
+                    "enriched",
+                    f"complexity-{found.complexity}",
+                    f"time-estimate-{found.time_estimate_hours}h",
+                ),
+            )
+            run.log(f"issue #{iid} enriched: {found.title}")
+        run.save(enrichment_queue=run.state.enrichment_queue[1:])
+    run.move(Phase.CREATE_BRANCH)
+
+
+async def create_branch(run: Run) -> None:
+    """Create the feature branch from the target branch (or check it out again)."""
+    project = run.spec.project_dir
+    branch = run.info.feature_branch
+    if git.branch_exists(project, branch):
+        if git.current_branch(project) != branch:
+            git.git(project, "checkout", branch)
+        run.log(f"feature branch {branch} checked out")
+    else:
+        git.git(project, "checkout", "-b", branch, run.spec.target_branch)
+        run.log(f"feature branch {branch} created from {run.spec.target_branch}")
+    run.move(Phase.ISSUE_SELECTION)
+
+
+def _credential_warnings(local_model: bool) -> list[str]:
+    if local_model:
+        return []
+    names = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    if any(os.environ.get(name) for name in names):
+        return []
+    if os.environ.get("ANTHROPIC_BASE_URL"):
+        return ["no Claude credentials set; relying on ANTHROPIC_BASE_URL needing none"]
+    raise SessionError(
+        "no Claude credentials: set CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_API_KEY, "
+        'or use "model": "local" for the embedded model'
+    )

@@ -1,0 +1,172 @@
+"""MR: final tests and the gate, the drafted merge request and its review, creation."""
+
+from __future__ import annotations
+
+from agent.core import git, prompts
+from agent.core.gates import run_tests
+from agent.core.orchestrator import Run
+from common.errors import TrackerError
+from common.schemas.agent_state import Phase
+from common.schemas.checkpoint import (
+    Checkpoint,
+    CheckpointType,
+    IssueRef,
+    MrPhaseTransitionCheckpoint,
+    MrPhaseTransitionContext,
+    MrReviewCheckpoint,
+    MrReviewContext,
+)
+from common.schemas.gates import TestRun
+from common.schemas.issues import TrackedIssue
+
+VERIFY_ATTEMPTS = 3
+
+
+async def mr_phase_transition(run: Run) -> None:
+    """Final test run (a failure stops the run), then the gate into the MR stage."""
+    spec = run.spec
+    final: TestRun | None = None
+    if run.state.test_command and not spec.skip_test_suite:
+        final = await run_tests(spec.project_dir, run.state.test_command)
+        run.log(f"final tests: {final.summary}")
+        if not final.passed:
+            reason = f"the final test suite fails ({final.summary}); no merge request"
+            run.move(Phase.FAILED, reason, failure=reason)
+            return
+    run.save(last_test_run=final)
+    issues = await run.tracker.list_issues()
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        closed = [_ref(i) for i in issues if i.state == "closed"]
+        still_open = [_ref(i) for i in issues if i.state == "opened"]
+        next_step = (
+            f"The run ends with every change on {run.info.feature_branch}"
+            if spec.skip_mr_creation
+            else "A merge request is drafted for your review"
+        )
+        return MrPhaseTransitionCheckpoint(
+            id=checkpoint_id,
+            what_happened=[
+                f"{len(closed)} issue(s) closed",
+                f"final test suite: {final.summary if final else 'skipped'}",
+            ],
+            to_decide="Move on to the merge request stage?",
+            if_approved=next_step,
+            if_rejected="The run pauses here; start the agent again to resume",
+            context=MrPhaseTransitionContext(
+                closed_issues=closed,
+                open_issues=still_open,
+                test_run=final,
+                skip_mr_creation=spec.skip_mr_creation,
+            ),
+        )
+
+    checkpoint = await run.ask(CheckpointType.MR_PHASE_TRANSITION, build)
+    decision = checkpoint.decision
+    assert decision is not None
+    if not decision.approved:
+        raise run.pause(checkpoint)
+    if spec.skip_mr_creation:
+        run.move(Phase.DONE, f"skip_mr_creation: changes stay on {run.info.feature_branch}")
+    else:
+        run.move(Phase.MR_REVIEW)
+
+
+async def mr_review(run: Run) -> None:
+    """A session drafts the MR; the harness adds verification and evidence; a human reviews."""
+    spec = run.spec
+    project = spec.project_dir
+    issues = await run.tracker.list_issues()
+    if run.state.mr_title is None:
+        listing = "\n".join(f"#{i.iid} {i.title}" for i in issues if i.state == "closed")
+        reports, _ = await run.session(
+            "merge request",
+            "mr",
+            done=lambda r: r.merge_request is not None,
+            feature_branch=run.info.feature_branch,
+            target_branch=spec.target_branch,
+            issues=listing,
+            feedback=prompts.feedback_block(run.state.feedback),
+        )
+        draft = reports.merge_request
+        assert draft is not None
+        run.save(mr_title=draft.title, mr_description=_describe(run, draft.description, issues))
+    title = run.state.mr_title
+    description = run.state.mr_description
+    assert title is not None and description is not None
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        log = git.git(project, "log", "--format=%h %s", f"{spec.target_branch}..HEAD")
+        return MrReviewCheckpoint(
+            id=checkpoint_id,
+            what_happened=["the merge request was drafted", "verification evidence was attached"],
+            to_decide="Create this merge request?",
+            if_approved=f"The merge request {run.info.feature_branch} → {spec.target_branch} "
+            "is created and verified",
+            if_rejected="The merge request is drafted again with your feedback",
+            context=MrReviewContext(
+                title=title,
+                description=description,
+                source_branch=run.info.feature_branch,
+                target_branch=spec.target_branch,
+                commits=log.splitlines(),
+                test_run=run.state.last_test_run,
+            ),
+        )
+
+    checkpoint = await run.ask(CheckpointType.MR_REVIEW, build)
+    decision = checkpoint.decision
+    assert decision is not None
+    if decision.approved:
+        run.move(Phase.MR_CREATE, feedback=None)
+    else:
+        run.move(
+            Phase.MR_REVIEW,
+            "merge request rejected",
+            mr_title=None,
+            mr_description=None,
+            feedback=decision.reason or "The reviewer rejected the merge request draft.",
+        )
+
+
+async def mr_create(run: Run) -> None:
+    """Create the merge request (idempotently) and verify that it exists."""
+    spec = run.spec
+    title, description = run.state.mr_title, run.state.mr_description
+    assert title is not None and description is not None
+    source = run.info.feature_branch
+    record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
+    for _attempt in range(VERIFY_ATTEMPTS):
+        found = await run.tracker.find_merge_request(source)
+        if found is not None and found.iid == record.iid:
+            where = found.web_url or f"{run.tracker.kind} tracker"
+            run.move(Phase.DONE, f"merge request !{found.iid} created ({where})")
+            return
+    raise TrackerError(f"merge request for {source} was not found after creating it")
+
+
+def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
+    """The model's summary plus the sections only the harness can vouch for."""
+    spec = run.spec
+    test_run = run.state.last_test_run
+    tests = (
+        f"`{test_run.command}` → {test_run.summary}" if test_run else "skipped (skip_test_suite)"
+    )
+    closed = [i for i in issues if i.state == "closed"]
+    project = spec.project_dir
+    commit_lines = git.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
+    regression = "off (skip_regression)" if spec.skip_regression else "after every issue"
+    return (
+        f"{summary.strip()}\n\n## Verification\n"
+        f"- Test suite (run by the harness on the final branch): {tests}\n"
+        f"- Regression checks: {regression}\n"
+        f"- Every issue passed the gates and was approved at issue_closure\n\n"
+        f"## Agent Evidence\n"
+        + "".join(f"- Closes #{i.iid}: {i.title}\n" for i in closed)
+        + f"\nCommits:\n{commit_lines}\n\n"
+        "## Review Notes\n- Drafted by the coding-harness agent; review the diff before merging.\n"
+    )
+
+
+def _ref(issue: TrackedIssue) -> IssueRef:
+    return IssueRef(iid=issue.iid, title=issue.title, labels=issue.labels)

@@ -1,0 +1,154 @@
+"""The harness's own tools for the model, served in-process as the ``harness`` MCP server.
+
+Each tool validates its input with a pydantic model and only records what the
+model reports; the orchestrator decides what to do with it after the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server, tool
+from pydantic import BaseModel, Field, ValidationError
+
+from common.schemas.base import StrictModel
+from common.schemas.issues import IssueDraft
+
+SERVER_NAME = "harness"
+
+
+class IssueProposal(StrictModel):
+    """``propose_issues``: the spec broken into spec-faithful issues."""
+
+    issues: list[IssueDraft] = Field(min_length=1)
+    recommended_enrichment: list[int] = Field(default_factory=list)
+    """1-based positions of the issues worth enriching."""
+
+
+class Enrichment(StrictModel):
+    """``enrich_issue``: a researched, implementation-ready rewrite of one issue."""
+
+    issue_iid: int
+    title: str = Field(min_length=1, max_length=255)
+    description: str = Field(min_length=1)
+    complexity: Literal["low", "medium", "high"]
+    time_estimate_hours: int = Field(ge=1, le=200)
+    research_notes: str = ""
+    dependency_notes: str = ""
+
+
+class Handoff(StrictModel):
+    """``record_handoff``: what the next session on the same issue needs to know."""
+
+    issue_iid: int
+    completed: list[str] = Field(default_factory=list)
+    in_progress: list[str] = Field(default_factory=list)
+    not_started: list[str] = Field(default_factory=list)
+    next_steps: list[str] = Field(default_factory=list)
+    gotchas: list[str] = Field(default_factory=list)
+
+
+class DoneReport(StrictModel):
+    """``report_issue_done``: the model's claim; the harness verifies it with the gates."""
+
+    issue_iid: int
+    summary: str = Field(min_length=1)
+    tests_added: list[str] = Field(default_factory=list)
+
+
+class MergeRequestDraft(StrictModel):
+    """``propose_merge_request``: title and description of the merge request."""
+
+    title: str = Field(min_length=1, max_length=255)
+    description: str = Field(min_length=1)
+
+
+@dataclass
+class SessionReports:
+    """What the model reported through the harness tools during one session."""
+
+    expected_issue: int | None = None
+    proposal: IssueProposal | None = None
+    enrichment: Enrichment | None = None
+    handoff: Handoff | None = None
+    done: DoneReport | None = None
+    merge_request: MergeRequestDraft | None = None
+    calls: list[str] = field(default_factory=list)
+
+    def server(self) -> McpSdkServerConfig:
+        """The in-process MCP server whose tools fill this record."""
+        return create_sdk_mcp_server(SERVER_NAME, tools=self._tools())
+
+    @staticmethod
+    def tool_names() -> list[str]:
+        """Tool names as the model (and ``allowed_tools``) sees them."""
+        names = [
+            "propose_issues",
+            "enrich_issue",
+            "record_handoff",
+            "report_issue_done",
+            "propose_merge_request",
+        ]
+        return [f"mcp__{SERVER_NAME}__{name}" for name in names]
+
+    def _tools(self) -> list[SdkMcpTool[Any]]:
+        return [
+            self._make(
+                "propose_issues",
+                "Propose the issues the spec breaks into (spec-faithful: only what the spec "
+                "says), with the 1-based positions of issues worth enriching.",
+                IssueProposal,
+                "proposal",
+            ),
+            self._make(
+                "enrich_issue",
+                "Replace an issue's title and description with an implementation guide, "
+                "with complexity, a time estimate, research and dependency notes.",
+                Enrichment,
+                "enrichment",
+            ),
+            self._make(
+                "record_handoff",
+                "Record a structured handoff for the next session on this issue.",
+                Handoff,
+                "handoff",
+            ),
+            self._make(
+                "report_issue_done",
+                "Report that the current issue is implemented and tested. The harness "
+                "runs the tests itself before anyone closes the issue.",
+                DoneReport,
+                "done",
+            ),
+            self._make(
+                "propose_merge_request",
+                "Propose the merge request title and description.",
+                MergeRequestDraft,
+                "merge_request",
+            ),
+        ]
+
+    def _make(
+        self, name: str, description: str, model: type[BaseModel], slot: str
+    ) -> SdkMcpTool[Any]:
+        async def handler(args: dict[str, Any]) -> dict[str, Any]:
+            self.calls.append(name)
+            try:
+                report = model.model_validate(args)
+            except ValidationError as e:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()
+                )
+                return _error(f"invalid input for {name}: {problems}")
+            iid = getattr(report, "issue_iid", None)
+            if iid is not None and self.expected_issue is not None and iid != self.expected_issue:
+                return _error(f"this session works on issue #{self.expected_issue}, not #{iid}")
+            setattr(self, slot, report)
+            return {"content": [{"type": "text", "text": f"{name}: recorded"}]}
+
+        return tool(name, description, model.model_json_schema())(handler)
+
+
+def _error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "is_error": True}

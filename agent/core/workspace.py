@@ -1,0 +1,85 @@
+"""Validate a spec and lay out (or find again) its agent workspace.
+
+The daemon calls :func:`prepare_workspace` before spawning an agent, so a bad
+spec is refused with one line and nothing half-written.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from agent.core import git
+from common.atomic import locked, read_model, read_model_or_none, write_model
+from common.errors import SpecError
+from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, spec_slug, workspace_dir
+from common.schemas.spec import AgentSpec
+from common.schemas.workspace import WorkspaceInfo
+
+
+def validate_spec(spec: AgentSpec) -> None:
+    """Check that the spec points at real things.
+
+    Raises:
+        SpecError: the spec file is missing, the project is not a git repository,
+            or the target branch does not exist.
+    """
+    if not spec.spec_file.is_file():
+        raise SpecError(f"spec_file {spec.spec_file} does not exist")
+    if not spec.project_dir.is_dir():
+        raise SpecError(f"project_dir {spec.project_dir} does not exist")
+    if not git.is_repository_root(spec.project_dir):
+        raise SpecError(f"project_dir {spec.project_dir} is not a git repository (no .git)")
+    if not git.branch_exists(spec.project_dir, spec.target_branch):
+        known = ", ".join(git.branches(spec.project_dir)) or "none"
+        raise SpecError(
+            f"target_branch {spec.target_branch!r} does not exist in {spec.project_dir} "
+            f"(branches: {known})"
+        )
+    if spec.playbook is not None and not spec.playbook.is_file():
+        raise SpecError(f"playbook {spec.playbook} does not exist")
+
+
+def feature_branch_name(spec: AgentSpec) -> str:
+    """``feature/<spec-slug>``: one branch per spec."""
+    return f"feature/{spec_slug(spec.spec_file)}"
+
+
+def prepare_workspace(spec: AgentSpec) -> Path:
+    """Validate ``spec`` and create its workspace; an existing one is kept (resume).
+
+    Returns:
+        The workspace folder.
+    """
+    validate_spec(spec)
+    root = workspace_dir(spec.project_dir, spec.spec_file)
+    files = WorkspaceFiles(root)
+    files.logs.mkdir(parents=True, exist_ok=True)
+    git.exclude_path(spec.project_dir, f"/{WORKSPACE_ROOT_NAME}/")
+    if not files.spec_copy.exists():
+        shutil.copyfile(spec.spec_file, files.spec_copy)
+    existing = read_model_or_none(files.info, WorkspaceInfo)
+    if existing is None:
+        info = WorkspaceInfo(
+            spec=spec,
+            spec_slug=spec_slug(spec.spec_file),
+            feature_branch=feature_branch_name(spec),
+            auto_accept=spec.auto_accept,
+        )
+        write_model(files.info, info)
+    return root
+
+
+def load_info(root: Path) -> WorkspaceInfo:
+    """Read ``.workspace_info.json`` of a workspace."""
+    return read_model(WorkspaceFiles(root).info, WorkspaceInfo)
+
+
+def set_auto_accept(root: Path, enabled: bool) -> WorkspaceInfo:
+    """Switch auto-accept for one agent; it applies from the next checkpoint."""
+    files = WorkspaceFiles(root)
+    with locked(files.info_lock):
+        info = read_model(files.info, WorkspaceInfo)
+        updated = info.model_copy(update={"auto_accept": enabled})
+        write_model(files.info, updated)
+    return updated

@@ -1,0 +1,69 @@
+"""The interface every issue tracker implements.
+
+The orchestrator talks only to this protocol; creation calls are idempotent
+(a retry after a lost answer finds what was created instead of duplicating it).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
+
+NoteKind = Literal["research", "dependencies", "handoff", "closure", "comment"]
+
+
+class IssueTracker(Protocol):
+    """Milestone, issues, notes, labels and the merge request of one spec."""
+
+    kind: Literal["file", "gitlab"]
+
+    async def verify(self) -> list[str]:
+        """Check access before anything is created; return warnings, raise TrackerError."""
+        ...
+
+    async def ensure_milestone(self, title: str, description: str) -> None:
+        """Create the spec's milestone unless it exists."""
+        ...
+
+    async def create_issues(self, drafts: list[IssueDraft]) -> list[TrackedIssue]:
+        """Create the issues in order; ones that already exist (same title) are returned."""
+        ...
+
+    async def list_issues(self) -> list[TrackedIssue]:
+        """Every issue of the milestone, by iid."""
+        ...
+
+    async def get_issue(self, iid: int) -> TrackedIssue:
+        """One issue; TrackerError when it does not exist."""
+        ...
+
+    async def update_issue(
+        self,
+        iid: int,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        add_labels: tuple[str, ...] = (),
+        remove_labels: tuple[str, ...] = (),
+    ) -> TrackedIssue:
+        """Change title, description or labels."""
+        ...
+
+    async def add_note(self, iid: int, kind: NoteKind, body: str) -> IssueNote:
+        """Comment on an issue."""
+        ...
+
+    async def close_issue(self, iid: int) -> TrackedIssue:
+        """Close an issue (closing a closed one is a no-op)."""
+        ...
+
+    async def create_merge_request(
+        self, title: str, description: str, source_branch: str, target_branch: str
+    ) -> MergeRequestRecord:
+        """Create the merge request, or return the open one for ``source_branch``."""
+        ...
+
+    async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
+        """The open merge request for ``source_branch``, if any."""
+        ...
