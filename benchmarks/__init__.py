@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints its figures (they are not timed tests)."""

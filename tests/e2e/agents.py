@@ -1,0 +1,74 @@
+"""Helpers for end-to-end tests: real agent processes on the demo, real files."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from watchfiles import awatch
+
+from agent.control.demo import prepare_demo
+from agent.core import checkpoints
+from agent.core.workspace import prepare_workspace
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import Checkpoint
+from common.schemas.spec import AgentSpec
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def demo_workspace(auto_accept: bool) -> tuple[AgentSpec, WorkspaceFiles]:
+    """The demo laid out in a new short temp folder, with its workspace prepared."""
+    root = Path(tempfile.mkdtemp(prefix="e2e-", dir="/tmp"))
+    spec = prepare_demo(root / "demo", auto_accept)
+    return spec, WorkspaceFiles(prepare_workspace(spec))
+
+
+def start_agent(files: WorkspaceFiles) -> subprocess.Popen[bytes]:
+    """``python -m agent.cli`` as the daemon starts it (own session, output to a log)."""
+    log = (files.logs / "e2e.log").open("ab")
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+async def next_pending(
+    files: WorkspaceFiles, agent: subprocess.Popen[bytes], timeout: float = 60.0
+) -> Checkpoint:
+    """Wait (with watchfiles) until a checkpoint is pending; fail if the agent exits first."""
+
+    async def watch() -> Checkpoint:
+        async for _ in awatch(
+            files.root, debounce=20, step=5, rust_timeout=200, yield_on_timeout=True
+        ):
+            found = checkpoints.pending(files)
+            if found is not None:
+                return found
+            if agent.poll() is not None:
+                raise AssertionError(
+                    f"agent exited ({agent.returncode}) before a checkpoint:\n{log_text(files)}"
+                )
+        raise AssertionError("watch ended")
+
+    found = checkpoints.pending(files)
+    if found is not None:
+        return found
+    return await asyncio.wait_for(watch(), timeout)
+
+
+def finish(agent: subprocess.Popen[bytes], timeout: float = 120.0) -> int:
+    """Wait for the agent process to exit and return its exit status."""
+    return agent.wait(timeout=timeout)
+
+
+def log_text(files: WorkspaceFiles) -> str:
+    path = files.logs / "e2e.log"
+    return path.read_text(errors="replace")[-4000:] if path.exists() else ""

@@ -1,0 +1,93 @@
+"""An agent SIGKILLed in any phase and started again resumes where it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from watchfiles import awatch
+
+from agent.control import answer
+from agent.core import checkpoints, git
+from common.atomic import read_model, read_model_or_none
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.checkpoint import CheckpointType
+from common.schemas.milestone import FileMilestone
+from tests.e2e.agents import demo_workspace, finish, log_text, next_pending, start_agent
+
+pytestmark = pytest.mark.slow
+
+
+def kill(agent: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the agent's whole process group (the CLI and its tools with it)."""
+    os.killpg(agent.pid, signal.SIGKILL)
+    agent.wait(timeout=10)
+
+
+async def phase_reached(files: WorkspaceFiles, phase: Phase, timeout: float = 60.0) -> None:
+    async def watch() -> None:
+        async for _ in awatch(
+            files.root, debounce=10, step=2, rust_timeout=200, yield_on_timeout=True
+        ):
+            state = read_model_or_none(files.state, AgentState)
+            if state is not None and state.phase is phase:
+                return
+
+    await asyncio.wait_for(watch(), timeout)
+
+
+async def test_killed_at_every_checkpoint_and_mid_session_the_agent_resumes() -> None:
+    spec, files = demo_workspace(auto_accept=False)
+    agent = start_agent(files)
+    resumed: list[CheckpointType] = []
+    killed_mid_session = False
+    try:
+        while True:
+            try:
+                pending = await next_pending(files, agent)
+            except AssertionError:
+                break
+            kill(agent)
+            agent = start_agent(files)
+            again = await next_pending(files, agent)
+            assert again.id == pending.id, "a resumed agent must reopen the same checkpoint"
+            resumed.append(again.type)
+            answer.approve(files.root, None, None)
+            if again.type is CheckpointType.ISSUE_SELECTION and not killed_mid_session:
+                await phase_reached(files, Phase.CODING)
+                await asyncio.sleep(0.4)  # inside the coding session
+                kill(agent)
+                killed_mid_session = True
+                agent = start_agent(files)
+        assert finish(agent) == 0, log_text(files)
+    finally:
+        if agent.poll() is None:
+            kill(agent)
+
+    assert killed_mid_session
+    assert set(resumed) == set(CheckpointType) - {CheckpointType.REGRESSION_APPROVAL}
+    assert read_model(files.state, AgentState).phase is Phase.DONE
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [(i.iid, i.state) for i in milestone.issues] == [
+        (1, "closed"),
+        (2, "closed"),
+        (3, "closed"),
+    ]
+    subjects = git.git(spec.project_dir, "log", "--format=%s", "main..HEAD").splitlines()
+    assert sorted(s.split(":")[0] for s in subjects if s.startswith("feat")) == [
+        "feat(#1)",
+        "feat(#2)",
+        "feat(#3)",
+    ]
+    logged = [entry.id for entry in checkpoints.history(files)]
+    assert len(logged) == len(set(logged)), "a resumed checkpoint is logged once"
+    assert git.changed_files(spec.project_dir) == []
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q"], cwd=spec.project_dir, capture_output=True
+    )
+    assert tests.returncode == 0
