@@ -58,13 +58,15 @@ async def wait_until_finished(
     """Stream the agents' status changes until each is done, failed or stopped."""
     last: dict[str, AgentInfo] = {}
     async with DaemonClient.connect() as client:
-        async for info in client.subscribe():
-            if info.name not in names:
-                continue
-            previous = last.get(info.name)
-            last[info.name] = info
-            if show_hints:
-                _report(previous, info, out)
+        async for frame in client.subscribe():
+            changed = frame if isinstance(frame, list) else [frame.agent]
+            for info in changed:
+                if info.name not in names:
+                    continue
+                previous = last.get(info.name)
+                last[info.name] = info
+                if show_hints:
+                    _report(previous, info, out)
             if all(n in last and last[n].status in FINISHED for n in names):
                 return last
     return last

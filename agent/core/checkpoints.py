@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pydantic import ValidationError
 from watchfiles import awatch
 
 from common.atomic import locked, read_model, read_model_or_none, write_model
-from common.errors import AlreadyDecidedError, NoPendingCheckpointError
+from common.errors import AlreadyDecidedError, CheckpointError, NoPendingCheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
     AnyDecision,
@@ -52,7 +53,11 @@ def decided(checkpoint: Checkpoint, decision: AnyDecision) -> Checkpoint:
     """``checkpoint`` with ``decision`` attached, validated against its type."""
     data = checkpoint.model_dump(mode="json")
     data.update(status="decided", decision=decision.model_dump(mode="json"))
-    return CheckpointAdapter.validate_python(data)
+    try:
+        return CheckpointAdapter.validate_python(data)
+    except ValidationError as e:
+        kind = type(decision).__name__
+        raise CheckpointError(f"a {kind} does not answer {checkpoint.type.value}") from e
 
 
 def answer(files: WorkspaceFiles, checkpoint_id: str | None, decision: AnyDecision) -> Checkpoint:

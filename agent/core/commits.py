@@ -42,8 +42,18 @@ def message(kind: str, iid: int, title: str, body: str, files: list[str], tests:
 
 
 def commit(project: Path, files: list[str], text: str) -> str:
-    """Stage exactly ``files`` and commit only them; return the new SHA."""
-    git.git(project, "add", "--all", "--", *files)
+    """Stage exactly ``files`` and commit only them; return the new SHA.
+
+    Raises:
+        ValueError: ``files`` is empty (git would take that as "everything").
+    """
+    if not files:
+        raise ValueError("commit() needs at least one file")
+    known = set(git.git(project, "ls-files", "--", *files).splitlines())
+    # A path that is neither on disk nor in the index is a staged deletion: nothing to add.
+    to_add = [f for f in files if (project / f).exists() or f in known]
+    if to_add:
+        git.git(project, "add", "--all", "--", *to_add)
     identity: list[str] = []
     if not git.git(project, "config", "user.email", check=False):
         identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]

@@ -7,7 +7,10 @@ never from what the model says.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from common.schemas.gates import TestRun
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 _TAIL_LINES = 40
 DEFAULT_TIMEOUT_S = 900.0
+OUTPUT_DRAIN_S = 5.0
 
 
 def detect_test_command(project_dir: Path) -> str | None:
@@ -47,15 +51,34 @@ async def run_tests(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
     )
+    chunks: list[bytes] = []
+    reader = asyncio.create_task(_collect(proc, chunks))
     try:
-        raw, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
-        exit_code = proc.returncode if proc.returncode is not None else 1
+        exit_code = await asyncio.wait_for(proc.wait(), timeout_s)
     except TimeoutError:
-        proc.kill()
-        raw, _ = await proc.communicate()
+        _kill_group(proc.pid)
+        await proc.wait()
         exit_code = 124
-    output = raw.decode(errors="replace")
+    # A background child may hold the pipe open after the shell exits: bound the wait.
+    try:
+        await asyncio.wait_for(reader, OUTPUT_DRAIN_S)
+    except TimeoutError:
+        _kill_group(proc.pid)
+    output = b"".join(chunks).decode(errors="replace")
     return summarize(command, exit_code, output, time.monotonic() - started)
+
+
+async def _collect(proc: asyncio.subprocess.Process, chunks: list[bytes]) -> None:
+    """Read the run's output as it comes, so a timeout keeps what was printed."""
+    assert proc.stdout is not None
+    while chunk := await proc.stdout.read(1 << 16):
+        chunks.append(chunk)
+
+
+def _kill_group(pid: int) -> None:
+    """End the test run's whole process group (the shell and everything it started)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def summarize(command: str, exit_code: int, output: str, duration_s: float) -> TestRun:

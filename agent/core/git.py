@@ -73,9 +73,12 @@ def changed_files(repo: Path) -> list[str]:
         if not entry:
             continue
         status, path = entry[:2], entry[3:]
-        if status[0] in "RC":
-            index += 1  # the rename's source path follows
         paths.append(path)
+        if status[0] in "RC":
+            source = entries[index]  # the rename's or copy's source path follows
+            index += 1
+            if status[0] == "R":
+                paths.append(source)  # a rename also deletes its source
     return paths
 
 

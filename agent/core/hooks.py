@@ -39,7 +39,12 @@ _VALID_DECISIONS = frozenset({"allow", "deny", "ask"})
 _GIT_OWNED = frozenset(
     {"commit", "push", "checkout", "switch", "reset", "rebase", "merge", "branch"}
 )
-_SEPARATORS = re.compile(r"&&|\|\||;|\||\n")
+#: git's global options that take a separate argument (``git -C dir commit``).
+_GIT_OPTIONS_WITH_ARGUMENT = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+#: Words that run the rest of their segment as a command.
+_WRAPPERS = frozenset({"env", "command", "exec", "nohup", "sudo", "time", "xargs", "nice"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def allow() -> SyncHookJSONOutput:
@@ -109,16 +114,7 @@ class ToolPolicy:
         return None
 
     def _check_bash(self, command: str) -> str | None:
-        for part in _SEPARATORS.split(command):
-            try:
-                words = shlex.split(part)
-            except ValueError:
-                words = part.split()
-            if len(words) >= 2 and Path(words[0]).name == "git":
-                sub = next((w for w in words[1:] if not w.startswith("-")), "")
-                if sub in _GIT_OWNED:
-                    return f"git {sub} is done by the harness, not the model"
-        return None
+        return check_git_ownership(command)
 
 
 @dataclass
@@ -136,10 +132,78 @@ class FileTracker:
             if raw is None:
                 continue
             root = self.project_dir.resolve()
-            path = Path(str(raw))
+            path = Path(str(raw)).expanduser()
             resolved = (path if path.is_absolute() else root / path).resolve()
             if resolved.is_relative_to(root):
                 self.touched.add(str(resolved.relative_to(root)))
+
+
+def check_git_ownership(command: str, depth: int = 0) -> str | None:
+    """The reason to refuse a shell command that runs a git subcommand the harness owns.
+
+    The command is split at every shell operator (``; & | && || ( ) $( `…```), leading
+    ``NAME=value`` words and wrappers (``env``, ``nohup``, ``sh -c "…"``, ``eval``) are looked
+    through, and git's global options (``-C dir``, ``-c key=value``) are skipped.
+    """
+    if depth > 3:
+        return "command nesting too deep to check"
+    for segment in _segments(command.replace("`", " ; ").replace("\n", " ; ")):
+        words = list(segment)
+        while words and (_ASSIGNMENT.match(words[0]) or Path(words[0]).name in _WRAPPERS):
+            words.pop(0)
+            while words and words[0].startswith("-"):
+                words.pop(0)  # a wrapper's own options
+        if not words:
+            continue
+        program = Path(words[0]).name
+        if program == "timeout" and len(words) > 2:
+            words = words[2:]
+            program = Path(words[0]).name
+        if program in _SHELLS and "-c" in words[1:-1]:
+            nested = words[words.index("-c") + 1]
+            reason = check_git_ownership(nested, depth + 1)
+        elif program == "eval":
+            reason = check_git_ownership(" ".join(words[1:]), depth + 1)
+        elif program == "git":
+            sub = _git_subcommand(words[1:])
+            reason = (
+                f"git {sub} is done by the harness, not the model" if sub in _GIT_OWNED else None
+            )
+        else:
+            reason = None
+        if reason:
+            return reason
+    return None
+
+
+def _segments(command: str) -> list[list[str]]:
+    """Split a shell command into simple commands at every operator and parenthesis."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    segments: list[list[str]] = [[]]
+    try:
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: fall back to plain words
+        tokens = command.split()
+    for token in tokens:
+        if token and all(char in "();<>|&\n" for char in token):
+            segments.append([])
+        else:
+            segments[-1].append(token.removeprefix("$"))
+    return [segment for segment in segments if segment]
+
+
+def _git_subcommand(args: list[str]) -> str:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in _GIT_OPTIONS_WITH_ARGUMENT:
+            index += 2
+        elif arg.startswith("-"):
+            index += 1
+        else:
+            return arg
+    return ""
 
 
 def build_hooks(

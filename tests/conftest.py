@@ -1,0 +1,22 @@
+"""Keep the developer's machine out of every test: HOME and HARNESS_HOME are throwaway."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point HOME and HARNESS_HOME at short temp folders (AF_UNIX paths stay short)."""
+    home = Path(tempfile.mkdtemp(prefix="h", dir="/tmp"))
+    harness_home = home / "hh"
+    harness_home.mkdir(mode=0o700)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HARNESS_HOME", str(harness_home))
+    yield harness_home
+    shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,149 @@
+"""Small pending checkpoints of every type, for the decision and checkpoint-file tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from common.schemas.checkpoint import (
+    Checkpoint,
+    CheckpointType,
+    IssueClosureCheckpoint,
+    IssueClosureContext,
+    IssueEnrichmentCheckpoint,
+    IssueEnrichmentContext,
+    IssueRef,
+    IssueSelectionCheckpoint,
+    IssueSelectionContext,
+    MrPhaseTransitionCheckpoint,
+    MrPhaseTransitionContext,
+    MrReviewCheckpoint,
+    MrReviewContext,
+    ProjectVerificationCheckpoint,
+    ProjectVerificationContext,
+    RegressionApprovalCheckpoint,
+    RegressionApprovalContext,
+    SpecToIssuesCheckpoint,
+    SpecToIssuesContext,
+)
+from common.schemas.gates import TestRun
+from common.schemas.issues import IssueDraft
+
+ISSUES = [
+    IssueRef(iid=1, title="Parser"),
+    IssueRef(iid=2, title="CLI"),
+    IssueRef(iid=3, title="Docs"),
+]
+FAILING_RUN = TestRun(
+    command="pytest", exit_code=1, duration_s=0.1, summary="1 failed", failed_tests=["t.py::a"]
+)
+
+
+def _text(checkpoint_id: str) -> dict[str, Any]:
+    return {
+        "id": checkpoint_id,
+        "what_happened": ["Something happened."],
+        "to_decide": "Go on?",
+        "if_approved": "It goes on.",
+        "if_rejected": "It stops.",
+    }
+
+
+def enrichment(checkpoint_id: str = "ie-1", recommended: tuple[int, ...] = (1, 3)) -> Checkpoint:
+    return IssueEnrichmentCheckpoint(
+        **_text(checkpoint_id),
+        context=IssueEnrichmentContext(issues=ISSUES, recommended=list(recommended)),
+    )
+
+
+def selection(checkpoint_id: str = "is-1", recommended_iid: int = 2) -> Checkpoint:
+    return IssueSelectionCheckpoint(
+        **_text(checkpoint_id),
+        context=IssueSelectionContext(
+            open_issues=ISSUES[:2], recommended_iid=recommended_iid, closed_count=1
+        ),
+    )
+
+
+def regression(checkpoint_id: str = "ra-1") -> Checkpoint:
+    return RegressionApprovalCheckpoint(
+        **_text(checkpoint_id),
+        context=RegressionApprovalContext(
+            issue_iid=1, issue_title="Parser", newly_failing=["t.py::a"], test_run=FAILING_RUN
+        ),
+    )
+
+
+def project_verification(checkpoint_id: str = "pv-1") -> Checkpoint:
+    return ProjectVerificationCheckpoint(
+        **_text(checkpoint_id),
+        context=ProjectVerificationContext(
+            project_dir="/srv/p",
+            current_branch="main",
+            target_branch="main",
+            feature_branch="feature/p",
+            head_commit="0" * 40,
+            tracker="file",
+            test_command="pytest",
+        ),
+    )
+
+
+def spec_to_issues(checkpoint_id: str = "si-1") -> Checkpoint:
+    return SpecToIssuesCheckpoint(
+        **_text(checkpoint_id),
+        context=SpecToIssuesContext(issues=[IssueDraft(title="Parser", summary="Parse.")]),
+    )
+
+
+def closure(checkpoint_id: str = "ic-1") -> Checkpoint:
+    return IssueClosureCheckpoint(
+        **_text(checkpoint_id),
+        context=IssueClosureContext(
+            issue_iid=1,
+            issue_title="Parser",
+            commit_sha="a" * 40,
+            commit_message="feat(#1): Parser",
+            files_changed=["parser.py"],
+            diff_stat="1 file changed",
+            diff="+x",
+        ),
+    )
+
+
+def mr_transition(checkpoint_id: str = "mp-1") -> Checkpoint:
+    return MrPhaseTransitionCheckpoint(
+        **_text(checkpoint_id),
+        context=MrPhaseTransitionContext(closed_issues=ISSUES, open_issues=[]),
+    )
+
+
+def mr_review(checkpoint_id: str = "mr-1") -> Checkpoint:
+    return MrReviewCheckpoint(
+        **_text(checkpoint_id),
+        context=MrReviewContext(
+            title="T",
+            description="D",
+            source_branch="feature/p",
+            target_branch="main",
+            commits=["a" * 40],
+        ),
+    )
+
+
+def every_type() -> list[Checkpoint]:
+    samples = [
+        project_verification(),
+        spec_to_issues(),
+        enrichment(),
+        regression(),
+        selection(),
+        closure(),
+        mr_transition(),
+        mr_review(),
+    ]
+    assert {sample.type for sample in samples} == set(CheckpointType)
+    return samples
+
+
+#: The checkpoint types whose decision is a plain approve/reject.
+PLAIN = [project_verification, spec_to_issues, closure, mr_transition, mr_review]

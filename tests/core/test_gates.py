@@ -1,0 +1,210 @@
+"""Quality gates: the harness reads exit codes and test ids, never the model's word."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.core.gates import detect_test_command, newly_failing, run_tests, summarize
+from common.schemas.gates import TestRun
+
+PYTEST_OUTPUT = """\
+============================= test session starts ==============================
+collected 4 items
+
+tests/test_calc.py .F                                                    [ 50%]
+tests/test_io.py .E                                                      [100%]
+
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_divide - ZeroDivisionError: division by zero
+ERROR tests/test_io.py::test_read - FileNotFoundError: data.txt
+FAILED tests/test_calc.py::test_divide - ZeroDivisionError: division by zero
+==================== 1 failed, 2 passed, 1 error in 0.12s =====================
+"""
+
+
+def run(exit_code: int, failed: list[str], summary: str = "1 failed") -> TestRun:
+    return TestRun(
+        command="pytest", exit_code=exit_code, duration_s=0.1, summary=summary, failed_tests=failed
+    )
+
+
+# --- summarize --------------------------------------------------------------------------
+
+
+def test_summarize_reads_the_closing_line_and_the_failed_ids() -> None:
+    result = summarize("python -m pytest", 1, PYTEST_OUTPUT, 0.12345)
+
+    assert result.summary == "1 failed, 2 passed, 1 error in 0.12s"
+    assert result.failed_tests == ["tests/test_calc.py::test_divide", "tests/test_io.py::test_read"]
+    assert (result.command, result.exit_code, result.duration_s) == ("python -m pytest", 1, 0.123)
+    assert not result.passed
+    assert result.output_tail.endswith("1 failed, 2 passed, 1 error in 0.12s =====================")
+
+
+def test_summarize_a_quiet_passing_run() -> None:
+    result = summarize("pytest -q", 0, "....\n\n4 passed in 0.01s\n\n", 0.01)
+
+    assert (result.summary, result.failed_tests, result.passed) == ("4 passed in 0.01s", [], True)
+
+
+def test_summarize_empty_output_falls_back_to_the_exit_status() -> None:
+    assert summarize("make test", 2, "  \n", 0.0).summary == "exit status 2"
+
+
+def test_summarize_marks_a_timeout() -> None:
+    result = summarize("pytest", 124, "collected 3 items\ntests/test_slow.py .", 900.0)
+
+    assert result.summary == "timed out: tests/test_slow.py ."
+    assert not result.passed
+
+
+def test_summarize_keeps_only_the_last_forty_lines() -> None:
+    output = "\n".join(f"line {n}" for n in range(100))
+
+    tail = summarize("x", 1, output, 0.0).output_tail.splitlines()
+
+    assert tail == [f"line {n}" for n in range(60, 100)]
+
+
+def test_summarize_ignores_failed_mentions_that_are_not_at_a_line_start() -> None:
+    result = summarize("x", 1, "log: FAILED tests/a.py::x\n  FAILED tests/b.py::y\n", 0.0)
+
+    assert result.failed_tests == []
+
+
+# --- newly_failing ----------------------------------------------------------------------
+
+
+def test_a_passing_run_has_no_regressions() -> None:
+    assert newly_failing(["t.py::a"], run(0, []), set()) == []
+
+
+def test_tests_that_failed_before_are_not_regressions() -> None:
+    after = run(1, ["tests/test_a.py::x", "tests/test_b.py::y"])
+
+    assert newly_failing(["tests/test_a.py::x"], after, set()) == ["tests/test_b.py::y"]
+
+
+def test_failures_in_files_the_session_touched_are_unfinished_work() -> None:
+    after = run(1, ["tests/test_new.py::x", "tests/test_old.py::y", "tests/test_new.py::z"])
+
+    assert newly_failing([], after, {"tests/test_new.py", "src/app.py"}) == ["tests/test_old.py::y"]
+
+
+def test_a_failed_run_naming_no_test_after_a_clean_baseline_is_a_regression() -> None:
+    after = run(2, [], summary="ERROR collecting tests/test_a.py")
+
+    assert newly_failing([], after, set()) == [
+        "(test run failed: ERROR collecting tests/test_a.py)"
+    ]
+
+
+def test_a_failed_run_naming_no_test_without_a_clean_baseline_is_not_a_regression() -> None:
+    assert newly_failing(None, run(2, []), set()) == []
+    assert newly_failing(["t.py::a"], run(2, []), set()) == []
+
+
+def test_without_a_baseline_every_foreign_failure_counts() -> None:
+    assert newly_failing(None, run(1, ["t.py::a"]), set()) == ["t.py::a"]
+
+
+# --- detect_test_command ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("marker", "command"),
+    [
+        ("pyproject.toml", "python -m pytest -q"),
+        ("pytest.ini", "python -m pytest -q"),
+        ("tests/", "python -m pytest -q"),
+        ("package.json", "npm test --silent"),
+        ("go.mod", "go test ./..."),
+        ("Cargo.toml", "cargo test"),
+    ],
+)
+def test_detect_test_command_from_the_project_files(
+    tmp_path: Path, marker: str, command: str
+) -> None:
+    if marker.endswith("/"):
+        (tmp_path / marker).mkdir()
+    else:
+        (tmp_path / marker).write_text("")
+
+    assert detect_test_command(tmp_path) == command
+
+
+def test_detect_test_command_prefers_the_non_python_marker(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "package.json").write_text("{}")
+
+    assert detect_test_command(tmp_path) == "npm test --silent"
+
+
+def test_detect_test_command_of_a_bare_folder_is_none(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("hi")
+
+    assert detect_test_command(tmp_path) is None
+
+
+# --- run_tests --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_project(tmp_path: Path) -> Path:
+    project = tmp_path / "tiny"
+    (project / "tests").mkdir(parents=True)
+    (project / "pytest.ini").write_text("[pytest]\n")
+    (project / "tests" / "test_good.py").write_text("def test_adds():\n    assert 1 + 1 == 2\n")
+    (project / "tests" / "test_bad.py").write_text(
+        "def test_ok():\n    assert True\n\n\ndef test_broken():\n    assert 1 == 2\n"
+    )
+    return project
+
+
+PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+
+
+async def test_run_tests_reports_the_real_exit_code_and_failed_ids(tiny_project: Path) -> None:
+    result = await run_tests(tiny_project, PYTEST, timeout_s=60)
+
+    assert result.exit_code == 1
+    assert result.failed_tests == ["tests/test_bad.py::test_broken"]
+    assert result.summary.startswith("1 failed, 2 passed")
+    assert result.duration_s > 0
+    assert not result.passed
+
+
+async def test_run_tests_passes_when_every_test_passes(tiny_project: Path) -> None:
+    (tiny_project / "tests" / "test_bad.py").unlink()
+
+    result = await run_tests(tiny_project, PYTEST, timeout_s=60)
+
+    assert (result.exit_code, result.failed_tests, result.passed) == (0, [], True)
+    assert result.summary.startswith("1 passed")
+
+
+async def test_run_tests_kills_a_run_that_takes_too_long(tiny_project: Path) -> None:
+    result = await run_tests(tiny_project, "exec sleep 30", timeout_s=0.3)
+
+    assert result.exit_code == 124
+    assert result.summary == "timed out: exit status 124"
+    assert not result.passed
+    assert result.duration_s < 5
+
+
+async def test_a_timed_out_run_does_not_wait_for_the_shells_children(tiny_project: Path) -> None:
+    result = await run_tests(tiny_project, "sleep 1.5; echo never", timeout_s=0.2)
+
+    assert result.exit_code == 124
+    assert result.duration_s < 1.0, "run_tests waited for the test command's child to finish"
+
+
+async def test_a_timed_out_run_keeps_what_it_printed(tiny_project: Path) -> None:
+    result = await run_tests(tiny_project, "echo collected 3 items; exec sleep 30", timeout_s=0.5)
+
+    assert result.exit_code == 124
+    assert result.summary == "timed out: collected 3 items"

@@ -1,0 +1,117 @@
+"""The phase machine allows exactly the moves in its table, plus failing from any live phase."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move
+from common.errors import TransitionError
+from common.schemas.agent_state import AgentState, Phase
+
+LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in targets]
+LIVE = [phase for phase in Phase if phase not in TERMINAL]
+ILLEGAL = [
+    (source, target)
+    for source, target in itertools.product(Phase, Phase)
+    if target not in TRANSITIONS[source] and not (target is Phase.FAILED and source in LIVE)
+]
+
+
+def _ids(pairs: list[tuple[Phase, Phase]]) -> list[str]:
+    return [f"{source.value}->{target.value}" for source, target in pairs]
+
+
+def test_the_table_names_every_phase_once() -> None:
+    assert set(TRANSITIONS) == set(Phase)
+    assert {Phase.DONE, Phase.FAILED} == TERMINAL
+    assert len(LEGAL) + len(LIVE) + len(ILLEGAL) == len(Phase) ** 2
+
+
+@pytest.mark.parametrize(("source", "target"), LEGAL, ids=_ids(LEGAL))
+def test_a_legal_move_is_made_and_recorded(source: Phase, target: Phase) -> None:
+    before = AgentState(phase=source)
+
+    after = advance(before, target, reason="because")
+
+    assert after.phase is target
+    assert [(t.from_phase, t.to_phase, t.reason) for t in after.history] == [
+        (source, target, "because")
+    ]
+    assert after.updated_at >= before.updated_at
+    assert before.phase is source and before.history == [], "advance must not mutate its input"
+
+
+@pytest.mark.parametrize("source", LIVE, ids=lambda phase: phase.value)
+def test_every_live_phase_can_fail(source: Phase) -> None:
+    after = advance(AgentState(phase=source), Phase.FAILED, reason="crash", failure="it broke")
+
+    assert after.phase is Phase.FAILED
+    assert after.failure == "it broke"
+    assert after.history[-1].from_phase is source
+
+
+@pytest.mark.parametrize(("source", "target"), ILLEGAL, ids=_ids(ILLEGAL))
+def test_a_move_outside_the_table_raises(source: Phase, target: Phase) -> None:
+    state = AgentState(phase=source)
+
+    with pytest.raises(TransitionError, match=f"{source.value} → {target.value}"):
+        advance(state, target)
+
+    assert not can_move(source, target)
+
+
+@pytest.mark.parametrize("source", sorted(TERMINAL), ids=lambda phase: phase.value)
+def test_nothing_leaves_a_terminal_phase(source: Phase) -> None:
+    for target in Phase:
+        assert not can_move(source, target)
+        with pytest.raises(TransitionError):
+            advance(AgentState(phase=source), target)
+
+
+def test_advance_applies_changes_and_keeps_the_history_in_order() -> None:
+    state = AgentState()
+
+    state = advance(state, Phase.SPEC_TO_ISSUES, "verified", test_command="pytest")
+    state = advance(state, Phase.SPEC_TO_ISSUES, "rejected", feedback="smaller", spec_attempt=2)
+    state = advance(state, Phase.ISSUE_ENRICHMENT, "approved", recommended_enrichment=[1, 3])
+
+    assert state.phase is Phase.ISSUE_ENRICHMENT
+    assert (state.test_command, state.feedback, state.spec_attempt) == ("pytest", "smaller", 2)
+    assert state.recommended_enrichment == [1, 3]
+    assert [(t.from_phase, t.to_phase, t.reason) for t in state.history] == [
+        (Phase.PROJECT_VERIFICATION, Phase.SPEC_TO_ISSUES, "verified"),
+        (Phase.SPEC_TO_ISSUES, Phase.SPEC_TO_ISSUES, "rejected"),
+        (Phase.SPEC_TO_ISSUES, Phase.ISSUE_ENRICHMENT, "approved"),
+    ]
+
+
+def test_a_happy_run_walks_from_verification_to_done() -> None:
+    path = [
+        Phase.SPEC_TO_ISSUES,
+        Phase.ISSUE_ENRICHMENT,
+        Phase.CREATE_BRANCH,
+        Phase.ISSUE_SELECTION,
+        Phase.CODING,
+        Phase.REGRESSION_APPROVAL,
+        Phase.CODING,
+        Phase.ISSUE_CLOSURE,
+        Phase.ISSUE_SELECTION,
+        Phase.MR_PHASE_TRANSITION,
+        Phase.MR_REVIEW,
+        Phase.MR_CREATE,
+        Phase.DONE,
+    ]
+    state = AgentState()
+
+    for target in path:
+        state = advance(state, target)
+
+    assert [t.to_phase for t in state.history] == path
+    assert state.phase.stage.value == "end"
+
+
+def test_changes_that_break_the_schema_are_refused() -> None:
+    with pytest.raises(ValueError, match="current_issue"):
+        advance(AgentState(), Phase.SPEC_TO_ISSUES, current_issue="first")
