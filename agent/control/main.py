@@ -17,11 +17,15 @@ from agent.control.demo import prepare_demo
 from agent.control.specs import parse_specs
 from agent.core import checkpoints, git
 from agent.core.render import render_checkpoint
+from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.atomic import read_model_or_none
 from common.errors import HarnessError
-from common.paths import WorkspaceFiles
+from common.paths import WorkspaceFiles, workspace_dir
+from common.schemas.agent_state import AgentState
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 
@@ -63,6 +67,8 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 
 async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
     """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end."""
+    for spec in specs:
+        validate_spec(spec)  # refuse bad input before anything starts
     if lifecycle.daemon_running() is None:
         status = await lifecycle.start_daemon()
         print(f"daemon started (pid {status.pid})")
@@ -125,14 +131,16 @@ async def cmd_checkpoint(args: argparse.Namespace) -> int:
 
 async def cmd_approve(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
-    decided = answer.approve(info.workspace, args.choice, args.reason)
+    decided = answer.approve(
+        info.workspace, args.choice, args.reason, checkpoint_id=args.checkpoint
+    )
     print(f"{info.name}: {decided.type.value} approved")
     return 0
 
 
 async def cmd_reject(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
-    decided = answer.reject(info.workspace, args.reason)
+    decided = answer.reject(info.workspace, args.reason, checkpoint_id=args.checkpoint)
     print(f"{info.name}: {decided.type.value} rejected")
     return 0
 
@@ -200,9 +208,22 @@ def _one_line(info: AgentInfo) -> str:
 
 def _demo_summary(spec: AgentSpec) -> str:
     project = spec.project_dir
+    files = WorkspaceFiles(workspace_dir(project, spec.spec_file))
+    state = read_model_or_none(files.state, AgentState)
+    milestone = read_model_or_none(files.milestone, FileMilestone)
     branch = git.current_branch(project)
     log = git.git(project, "log", "--format=  %h %s", f"{spec.target_branch}..HEAD", check=False)
-    return f"\nbranch {branch} in {project}:\n{log or '  (no commits)'}"
+    lines = [f"\nbranch {branch} in {project}:", log or "  (no commits)"]
+    if milestone is not None:
+        closed = sum(issue.state == "closed" for issue in milestone.issues)
+        lines.append(f"issues: {closed} of {len(milestone.issues)} closed ({files.milestone})")
+        if milestone.merge_request is not None:
+            lines.append(
+                f"merge request !{milestone.merge_request.iid}: {milestone.merge_request.title}"
+            )
+    if state is not None and state.last_test_run is not None:
+        lines.append(f"tests on the branch: {state.last_test_run.summary}")
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -239,9 +260,11 @@ def build_parser() -> argparse.ArgumentParser:
     approve.add_argument("agent")
     approve.add_argument("--choice", help="issue iid(s), or a regression action")
     approve.add_argument("--reason", help="a note recorded with the decision")
+    approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
     reject = add("reject", cmd_reject, "reject the waiting checkpoint")
     reject.add_argument("agent")
     reject.add_argument("--reason", help="feedback for the next attempt")
+    reject.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
     auto = add("auto-accept", cmd_auto_accept, "switch auto-accept for an agent")
     auto.add_argument("agent")
     auto.add_argument("mode", choices=("on", "off"))

@@ -22,7 +22,8 @@ BOX_WIDTH = 61
 
 def render_checkpoint(checkpoint: Checkpoint) -> str:
     """WHAT HAPPENED, the context details, IF APPROVED / IF REJECTED, and the shortcuts."""
-    lines = [RULE, f"HITL CHECKPOINT: {checkpoint.type.value.upper()}", RULE, "", "WHAT HAPPENED:"]
+    lines = [RULE, f"HITL CHECKPOINT: {checkpoint.type.value.upper()}  ({checkpoint.id})", RULE]
+    lines += ["", "WHAT HAPPENED:"]
     lines += [f"  ✓ {item}" for item in checkpoint.what_happened]
     lines += [f"  → {checkpoint.to_decide}", ""]
     lines += context_lines(checkpoint)
