@@ -1,0 +1,79 @@
+"""Processes as the daemon sees them: identity across restarts, spawning, signalling.
+
+A pid alone is not an identity: after a restart the daemon may find the pid of
+a dead agent reused. The start time (field 22 of ``/proc/PID/stat``, in clock
+ticks since boot) together with the pid is.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+_DEAD_STATES = frozenset({"Z", "X"})
+"""Zombie and dead: the process has exited even if its pid is still listed."""
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields 3 onward of ``/proc/PID/stat``, or ``None`` when there is no such process.
+
+    Field 2 (the command name) is in parentheses and may itself contain spaces
+    and parentheses, so the fields are split after its last ``)``.
+    """
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return raw.rsplit(")", 1)[1].split()
+
+
+def start_ticks(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot, ``None`` when it does not exist."""
+    fields = _stat_fields(pid)
+    return None if fields is None else int(fields[19])
+
+
+def is_alive(pid: int | None, ticks: int | None) -> bool:
+    """Whether ``pid`` runs and (when ``ticks`` is given) is the process started at ``ticks``.
+
+    A zombie counts as dead: it has exited and only waits to be reaped.
+    """
+    if pid is None:
+        return False
+    fields = _stat_fields(pid)
+    if fields is None or fields[0] in _DEAD_STATES:
+        return False
+    return ticks is None or int(fields[19]) == ticks
+
+
+def spawn_detached(argv: Sequence[str], cwd: Path, log_file: Path) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in its own session, output appended to ``log_file``.
+
+    Its own session makes it the leader of its own process group, so it survives
+    the daemon and can be stopped with everything it started.
+
+    Raises:
+        OSError: the program or ``cwd`` cannot be used.
+    """
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with log_file.open("ab") as log:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send ``sig`` to a process group; ``False`` when the group is already empty."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    return True

@@ -1,0 +1,329 @@
+"""The agents' lifecycle: spawn, stop, reap, adopt after a restart, and report changes.
+
+Agents run in their own sessions, so they outlive both their clients and the
+daemon. Children of this daemon are reaped as soon as they exit (a ``pidfd``
+becomes readable); agents adopted from a previous daemon are not our children,
+so their exit is noticed by a light liveness check once a second. Everything
+else a client sees comes from the workspace files, watched with watchfiles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent.core.workspace import prepare_workspace, set_auto_accept
+from agent.daemon.agent_view import build_agent_info
+from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
+from agent.daemon.registry import Registry
+from agent.daemon.watcher import FolderWatcher
+from common.errors import DaemonError
+from common.paths import WorkspaceFiles, daemon_state_path, workspace_dir
+from common.schemas.daemon_state import AgentRecord, DaemonState
+from common.schemas.protocol import AgentInfo
+from common.schemas.spec import AgentSpec
+
+log = logging.getLogger(__name__)
+
+AgentCommand = Callable[[Path], Sequence[str]]
+"""Builds an agent's argv from its workspace folder."""
+
+ChangeListener = Callable[[AgentInfo, bool], None]
+"""Called with an agent's new view and whether it was removed."""
+
+
+def default_agent_command(workspace: Path) -> list[str]:
+    """``python -m agent.cli --workspace WORKSPACE`` with this daemon's interpreter."""
+    return [sys.executable, "-m", "agent.cli", "--workspace", str(workspace)]
+
+
+class Supervisor:
+    """Owns the registry and the agent processes; tells listeners what changed."""
+
+    def __init__(
+        self,
+        home: Path,
+        agent_command: AgentCommand = default_agent_command,
+        *,
+        stop_timeout: float = 10.0,
+        kill_timeout: float = 5.0,
+        adopted_check_interval: float = 1.0,
+        watch_debounce_ms: int = 50,
+        watch_step_ms: int = 10,
+    ) -> None:
+        """Nothing runs until :meth:`start`.
+
+        Args:
+            home: the daemon's folder (holds ``daemon_state.json``).
+            agent_command: builds the argv of an agent; tests pass a small script.
+            stop_timeout: seconds between SIGTERM and SIGKILL when stopping.
+            kill_timeout: seconds to wait for the exit after SIGKILL.
+            adopted_check_interval: seconds between liveness checks of adopted agents.
+            watch_debounce_ms: watchfiles' debounce for the workspace folders.
+            watch_step_ms: watchfiles' step for the workspace folders.
+        """
+        self._home = home
+        self._agent_command = agent_command
+        self._stop_timeout = stop_timeout
+        self._kill_timeout = kill_timeout
+        self._adopted_check_interval = adopted_check_interval
+        self._registry = Registry(daemon_state_path(home), DaemonState())
+        self._infos: dict[str, AgentInfo] = {}
+        self._listeners: list[ChangeListener] = []
+        self._children: dict[str, subprocess.Popen[bytes]] = {}
+        self._pidfds: dict[str, int] = {}
+        self._exited: dict[str, asyncio.Event] = {}
+        self._polled: set[str] = set()
+        self._poll_task: asyncio.Task[None] | None = None
+        self._start_lock = asyncio.Lock()
+        self._watcher = FolderWatcher(
+            self._workspace_files_changed, debounce_ms=watch_debounce_ms, step_ms=watch_step_ms
+        )
+        self._watch_task: asyncio.Task[None] | None = None
+
+    # --- lifecycle of the supervisor itself ---------------------------------------------
+
+    async def start(self) -> None:
+        """Load the registry, adopt the agents still alive and start watching.
+
+        Raises:
+            StateFileError: ``daemon_state.json`` is corrupted.
+        """
+        self._registry = Registry.load(daemon_state_path(self._home))
+        for record in self._registry.records:
+            if self._is_alive(record):
+                log.info("adopting %s (pid %s)", record.name, record.pid)
+                self._track_exit(record.name, child=None)
+        self._refresh(record.name for record in self._registry.records)
+        self._watch_task = _background(self._watcher.run(), "workspace watcher")
+        self._update_watched_folders()
+
+    async def close(self) -> None:
+        """Stop watching and reaping; the agents themselves keep running."""
+        self._watcher.stop()
+        loop = asyncio.get_running_loop()
+        for fd in self._pidfds.values():
+            loop.remove_reader(fd)
+            os.close(fd)
+        self._pidfds.clear()
+        if self._poll_task is not None:
+            self._poll_task.cancel()
+        tasks = {task for task in (self._watch_task, self._poll_task) if task is not None}
+        if tasks:
+            await asyncio.wait(tasks)  # a failure was logged by _log_failure
+        self._listeners.clear()
+
+    def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener`` on every change; returns the function that unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    # --- commands --------------------------------------------------------------------
+
+    def agents(self) -> list[AgentInfo]:
+        """Every agent, oldest first, freshly read."""
+        self._refresh(record.name for record in self._registry.records)
+        return [self._infos[record.name] for record in self._registry.records]
+
+    def agent(self, name: str) -> AgentInfo:
+        """One agent (by name or unique prefix), freshly read."""
+        return self._refresh_one(self._registry.resolve(name).name)
+
+    async def start_agent(self, spec: AgentSpec) -> AgentInfo:
+        """Validate ``spec``, prepare its workspace and spawn its agent.
+
+        Raises:
+            SpecError: the spec points at something that does not exist.
+            DaemonError: an agent already runs on that workspace, or the spawn failed.
+        """
+        async with self._start_lock:
+            planned = workspace_dir(spec.project_dir, spec.spec_file)
+            for record in self._registry.records:
+                if record.workspace == planned and self._is_alive(record):
+                    raise DaemonError(f"{record.name} is already running on workspace {planned}")
+            workspace = await asyncio.to_thread(prepare_workspace, spec)
+            name = self._registry.next_name()
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            log_file = WorkspaceFiles(workspace).logs / f"{name}-{stamp}.log"
+            argv = list(self._agent_command(workspace))
+            try:
+                child = spawn_detached(argv, cwd=spec.project_dir, log_file=log_file)
+            except OSError as e:
+                raise DaemonError(f"cannot start {name} ({argv[0]}): {e.strerror or e}") from e
+            record = AgentRecord(
+                name=name,
+                spec=spec,
+                workspace=workspace,
+                log_file=log_file,
+                pid=child.pid,
+                pid_start_ticks=start_ticks(child.pid),
+            )
+            self._registry.add(record)
+            log.info("started %s (pid %d) on %s", name, child.pid, workspace)
+            self._track_exit(name, child=child)
+            self._update_watched_folders()
+            return self._refresh_one(name)
+
+    async def stop_agent(self, name: str) -> AgentInfo:
+        """SIGTERM the agent's process group, SIGKILL it if it outlasts ``stop_timeout``.
+
+        Raises:
+            DaemonError: the agent is not running, or survived SIGKILL.
+        """
+        record = self._registry.resolve(name)
+        if not self._is_alive(record) or record.pid is None:
+            raise DaemonError(f"{record.name} is not running")
+        pid = record.pid
+        exited = self._exited.get(record.name) or self._track_exit(record.name, child=None)
+        self._registry.mark_stopped_by_user(record.name)
+        log.info("stopping %s (pid %d)", record.name, pid)
+        signal_group(pid, signal.SIGTERM)
+        if not await _wait(exited, self._stop_timeout):
+            log.warning(
+                "%s ignored SIGTERM for %.1f s; killing it", record.name, self._stop_timeout
+            )
+            signal_group(pid, signal.SIGKILL)
+            if not await _wait(exited, self._kill_timeout):
+                raise DaemonError(f"{record.name} (pid {pid}) did not exit after SIGKILL")
+        # End what is left of its group, such as commands the agent started.
+        signal_group(pid, signal.SIGKILL)
+        return self._refresh_one(record.name)
+
+    def remove_agent(self, name: str) -> None:
+        """Forget a finished agent (its workspace is kept).
+
+        Raises:
+            DaemonError: the agent is still running.
+        """
+        record = self._registry.resolve(name)
+        if self._is_alive(record):
+            raise DaemonError(f"{record.name} is running; stop it before removing it")
+        self._registry.remove(record.name)
+        info = self._infos.pop(record.name, None) or build_agent_info(record, alive=False)
+        log.info("removed %s", record.name)
+        self._update_watched_folders()
+        self._notify(info, removed=True)
+
+    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
+        """Switch auto-accept in the agent's workspace; it applies from its next checkpoint."""
+        record = self._registry.resolve(name)
+        await asyncio.to_thread(set_auto_accept, record.workspace, enabled)
+        return self._refresh_one(record.name)
+
+    # --- processes -------------------------------------------------------------------
+
+    def _is_alive(self, record: AgentRecord) -> bool:
+        return is_alive(record.pid, record.pid_start_ticks)
+
+    def _track_exit(self, name: str, child: subprocess.Popen[bytes] | None) -> asyncio.Event:
+        """Arrange to notice the agent's exit; the returned event is set then.
+
+        A child gets a pidfd, readable the moment it exits. An adopted agent (or a
+        child on a kernel without pidfd) goes to the once-a-second liveness check.
+        """
+        exited = self._exited[name] = asyncio.Event()
+        if child is not None:
+            self._children[name] = child
+            try:
+                fd = os.pidfd_open(child.pid)
+            except OSError as e:
+                log.warning("no pidfd for %s (%s); checking it every second", name, e)
+            else:
+                self._pidfds[name] = fd
+                asyncio.get_running_loop().add_reader(fd, self._child_exited, name)
+                return exited
+        self._polled.add(name)
+        if self._poll_task is None or self._poll_task.done():
+            self._poll_task = _background(self._check_polled(), "liveness check")
+        return exited
+
+    def _child_exited(self, name: str) -> None:
+        fd = self._pidfds.pop(name)
+        asyncio.get_running_loop().remove_reader(fd)
+        os.close(fd)
+        child = self._children.pop(name)
+        code = child.poll()  # reaps it
+        log.info("%s (pid %d) exited with status %s", name, child.pid, code)
+        self._exit_observed(name)
+
+    async def _check_polled(self) -> None:
+        """The one polling loop, for agents without a pidfd (adopted from an earlier daemon)."""
+        while self._polled:
+            await asyncio.sleep(self._adopted_check_interval)
+            for name in sorted(self._polled):
+                child = self._children.get(name)
+                if child is not None:
+                    child.poll()  # reaps it if it has exited
+                record = self._registry.find(name)
+                if record is None or not self._is_alive(record):
+                    self._children.pop(name, None)
+                    log.info("%s has exited", name)
+                    self._exit_observed(name)
+
+    def _exit_observed(self, name: str) -> None:
+        self._polled.discard(name)
+        exited = self._exited.pop(name, None)
+        if exited is not None:
+            exited.set()
+        self._refresh([name])
+
+    # --- change detection ------------------------------------------------------------
+
+    def _update_watched_folders(self) -> None:
+        self._watcher.set_folders(record.workspace for record in self._registry.records)
+
+    def _workspace_files_changed(self, paths: set[Path]) -> None:
+        folders = {path.parent for path in paths} | paths
+        self._refresh(
+            record.name
+            for record in self._registry.records
+            if record.workspace in folders or record.workspace.resolve() in folders
+        )
+
+    def _refresh_one(self, name: str) -> AgentInfo:
+        self._refresh([name])
+        return self._infos[name]
+
+    def _refresh(self, names: Iterable[str]) -> None:
+        """Recompute the named agents' views and notify listeners of those that changed."""
+        for name in names:
+            record = self._registry.find(name)
+            if record is None:
+                continue
+            info = build_agent_info(record, alive=self._is_alive(record))
+            if info != self._infos.get(name):
+                self._infos[name] = info
+                self._notify(info, removed=False)
+
+    def _notify(self, info: AgentInfo, *, removed: bool) -> None:
+        for listener in list(self._listeners):
+            listener(info, removed)
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> bool:
+    """Whether ``event`` was set within ``seconds``."""
+    try:
+        await asyncio.wait_for(event.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+def _background(coro: Coroutine[Any, Any, None], what: str) -> asyncio.Task[None]:
+    """Run ``coro`` as a task whose unexpected death is logged, never silent."""
+    task = asyncio.create_task(coro, name=what)
+    task.add_done_callback(_log_failure)
+    return task
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("%s failed", task.get_name(), exc_info=error)

@@ -1,0 +1,90 @@
+"""A stand-in agent for the daemon tests: ``python fake_agent.py WORKSPACE``.
+
+What it does is chosen by the first line of the spec copied into its
+workspace, so each test picks a behaviour by naming its spec file's content:
+
+- ``idle``: report phase ``coding``, then wait for signals. SIGUSR1 writes a
+  pending checkpoint, SIGUSR2 finishes (exit file ``done``), SIGTERM stops
+  (exit file ``stopped``).
+- ``family``: like ``idle``, but first starts a ``sleep`` in its process group
+  and writes that pid to ``grandchild.pid`` in the workspace.
+- ``stubborn``: like ``idle``, but ignores SIGTERM.
+- ``crash``: exit with status 3 and no exit file.
+- ``corrupt``: write a broken ``.agent_state.json``, then wait.
+
+It writes through the real schemas and atomic helpers, as the real agent does.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Literal
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from common.atomic import write_bytes_atomic, write_model
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.checkpoint import (
+    CheckpointFile,
+    IssueRef,
+    IssueSelectionCheckpoint,
+    IssueSelectionContext,
+)
+from common.schemas.exit_status import AgentExit
+
+
+def main(workspace: Path) -> int:
+    files = WorkspaceFiles(workspace)
+    mode = files.spec_copy.read_text().split()[0]
+    if mode == "crash":
+        return 3
+    if mode == "corrupt":
+        write_bytes_atomic(files.state, b"{not json")
+    if mode == "family":
+        sleeper = subprocess.Popen(["sleep", "1000"])
+        (workspace / "grandchild.pid").write_text(str(sleeper.pid))
+
+    def finish(outcome: Literal["done", "stopped"], code: int) -> None:
+        exit_status = AgentExit(pid=os.getpid(), outcome=outcome, exit_code=code)
+        write_model(files.exit_status, exit_status)
+        sys.exit(code)
+
+    def on_usr1(signum: int, frame: FrameType | None) -> None:
+        write_model(files.checkpoint, CheckpointFile(_checkpoint()))
+
+    def on_usr2(signum: int, frame: FrameType | None) -> None:
+        finish("done", 0)
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        finish("stopped", 143)
+
+    signal.signal(signal.SIGUSR1, on_usr1)
+    signal.signal(signal.SIGUSR2, on_usr2)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN if mode == "stubborn" else on_term)
+    if mode != "corrupt":
+        write_model(files.state, AgentState(phase=Phase.CODING))  # "ready for signals"
+    while True:
+        signal.pause()
+
+
+def _checkpoint() -> IssueSelectionCheckpoint:
+    return IssueSelectionCheckpoint(
+        id="cp-1",
+        what_happened=["Issue #1 is the next open issue."],
+        to_decide="Work on issue #1?",
+        if_approved="A coding session starts on #1.",
+        if_rejected="Pick another issue.",
+        context=IssueSelectionContext(
+            open_issues=[IssueRef(iid=1, title="First issue")], recommended_iid=1
+        ),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))
