@@ -13,7 +13,9 @@ from watchfiles import awatch
 from agent.control.demo import prepare_demo
 from agent.core import checkpoints
 from agent.core.workspace import prepare_workspace
+from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.spec import AgentSpec
 
@@ -72,3 +74,21 @@ def finish(agent: subprocess.Popen[bytes], timeout: float = 120.0) -> int:
 def log_text(files: WorkspaceFiles) -> str:
     path = files.logs / "e2e.log"
     return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+
+async def phase_reached(files: WorkspaceFiles, phase: Phase, timeout: float = 60.0) -> None:
+    """Wait (with watchfiles) until the agent's persisted state is in ``phase``."""
+
+    def there() -> bool:
+        state = read_model_or_none(files.state, AgentState)
+        return state is not None and state.phase is phase
+
+    async def watch() -> None:
+        async for _ in awatch(
+            files.root, debounce=10, step=2, rust_timeout=200, yield_on_timeout=True
+        ):
+            if there():
+                return
+
+    if not there():
+        await asyncio.wait_for(watch(), timeout)

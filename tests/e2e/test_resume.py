@@ -9,16 +9,21 @@ import subprocess
 import sys
 
 import pytest
-from watchfiles import awatch
 
 from agent.control import answer
 from agent.core import checkpoints, git
-from common.atomic import read_model, read_model_or_none
-from common.paths import WorkspaceFiles
+from common.atomic import read_model
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.milestone import FileMilestone
-from tests.e2e.agents import demo_workspace, finish, log_text, next_pending, start_agent
+from tests.e2e.agents import (
+    demo_workspace,
+    finish,
+    log_text,
+    next_pending,
+    phase_reached,
+    start_agent,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -27,18 +32,6 @@ def kill(agent: subprocess.Popen[bytes]) -> None:
     """SIGKILL the agent's whole process group (the CLI and its tools with it)."""
     os.killpg(agent.pid, signal.SIGKILL)
     agent.wait(timeout=10)
-
-
-async def phase_reached(files: WorkspaceFiles, phase: Phase, timeout: float = 60.0) -> None:
-    async def watch() -> None:
-        async for _ in awatch(
-            files.root, debounce=10, step=2, rust_timeout=200, yield_on_timeout=True
-        ):
-            state = read_model_or_none(files.state, AgentState)
-            if state is not None and state.phase is phase:
-                return
-
-    await asyncio.wait_for(watch(), timeout)
 
 
 async def test_killed_at_every_checkpoint_and_mid_session_the_agent_resumes() -> None:
