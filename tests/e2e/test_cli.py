@@ -188,3 +188,37 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
     assert milestone.merge_request is not None
     logs = harness("logs", "agent_1")
     assert "phase → done" in logs.stdout
+
+
+@pytest.mark.slow
+async def test_auto_accept_switched_on_while_waiting_applies_from_the_next_checkpoint(
+    daemon_home: Path,
+) -> None:
+    demo_dir = Path(tempfile.mkdtemp(prefix="ha", dir="/tmp")) / "demo"
+    assert harness("demo", "--dir", str(demo_dir)).returncode == 0
+    files = WorkspaceFiles(next((demo_dir / "textkit" / ".claude-agent").iterdir()))
+    first = await pending_in(files)
+    assert " HITL " in harness("list").stdout
+
+    switched = harness("auto-accept", "agent_1", "on")
+    assert switched.returncode == 0
+    assert " AUTO " in switched.stdout
+    assert checkpoints.pending(files) == first, "the waiting checkpoint still waits for a human"
+
+    assert harness("approve", "agent_1", "--checkpoint", first.id).returncode == 0
+    waited = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import asyncio; from agent.control.follow import "
+            "wait_until_finished; asyncio.run(wait_until_finished(['agent_1'], show_hints=False))",
+        ],
+        cwd=REPO,
+        timeout=120,
+    )
+    assert waited.returncode == 0
+    deciders = [entry.decision.decided_by for entry in checkpoints.history(files) if entry.decision]
+    assert deciders[0].startswith("cli:")
+    assert set(deciders[1:]) == {"auto-accept"}
+    assert len(deciders) >= 7
+    assert " done " in harness("status", "agent_1").stdout.splitlines()[0]
