@@ -11,5 +11,10 @@ harness daemon start
 if [ -n "${HARNESS_SPECS:-}" ]; then
   harness run --specs "$HARNESS_SPECS" || true
 fi
-echo "Agents run in the daemon. Press Enter for the agent list, Ctrl+P Ctrl+Q to detach."
-while read -r _; do harness list || true; done
+# The TUI can quit (q) and come back (Enter); agents keep running in the daemon.
+python -m tui.main --no-daemon-start || true
+while true; do
+  echo "TUI closed; agents keep running. Enter: reopen the TUI, Ctrl+P Ctrl+Q: detach."
+  read -r _ || exit 0
+  python -m tui.main --no-daemon-start || true
+done

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # coding-harness launcher.
 #
-#   ./start.sh --native                      start the daemon (creates .venv on first run)
+#   ./start.sh --native                      the TUI (creates .venv and starts the daemon)
 #   ./start.sh --native --demo [--auto-accept] [--wait]
-#                                            run the demo on the embedded model
+#                                            the demo on the embedded model (--wait: no TUI,
+#                                            follow it in this terminal until it ends)
 #   ./start.sh --native --specs '<json>' [--auto-accept] [--wait]
-#                                            hand a batch of specs to the daemon
+#                                            the TUI with a batch of specs started
 #   ./start.sh [--build] [--specs ...]       the same inside a Docker container
 #   ./start.sh --connect [NAME]              attach to a running container
 set -euo pipefail
@@ -48,12 +49,14 @@ fi
 scripts/bootstrap.sh requirements.txt
 harness=.venv/bin/harness
 [ -f .env ] && set -a && . ./.env && set +a
-if [ "$demo" = 1 ]; then
-  exec "$harness" demo "${passthrough[@]}"
-fi
-if [ -n "$specs" ]; then
+wait=0; for a in "${passthrough[@]}"; do [ "$a" = --wait ] && wait=1; done
+if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until they end
+  [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
+  [ -n "$specs" ] || { echo "error: --wait needs --demo or --specs" >&2; exit 2; }
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
 fi
-"$harness" daemon start
-"$harness" list
-echo "The daemon is running. Start agents with ./start.sh --native --specs '<json>'; see 'harness --help'."
+tui=(.venv/bin/python -m tui.main)
+[ "$demo" = 1 ] && tui+=(--demo)
+[ -n "$specs" ] && tui+=(--specs "$specs")
+for a in "${passthrough[@]}"; do [ "$a" = --auto-accept ] && tui+=(--auto-accept); done
+exec "${tui[@]}"

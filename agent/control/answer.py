@@ -1,4 +1,9 @@
-"""Answering an agent's checkpoint from the command line (or any client)."""
+"""Answering an agent's checkpoint: one path for the CLI, the TUI and any other client.
+
+A decision names the checkpoint the person was shown (``checkpoint_id``), so a key
+pressed on a checkpoint that was just decided elsewhere never decides the agent's
+next one: :func:`agent.core.checkpoints.answer` refuses that under its lock.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,34 @@ from agent.core import checkpoints
 from agent.core.decisions import choice_decision, default_decision, reject_decision
 from common.errors import AlreadyDecidedError, NoPendingCheckpointError
 from common.paths import WorkspaceFiles
-from common.schemas.checkpoint import Checkpoint
+from common.schemas.checkpoint import AnyDecision, Checkpoint
 
 
 def who(client: str) -> str:
-    """``cli:<user>``: recorded in the checkpoint history as the decider."""
+    """``<client>:<user>``: recorded in the checkpoint history as the decider."""
     return f"{client}:{getpass.getuser()}"
+
+
+def decision_for(
+    checkpoint: Checkpoint,
+    *,
+    approve: bool,
+    choice: str | None = None,
+    reason: str | None = None,
+    client: str = "cli",
+) -> AnyDecision:
+    """What approve (default or ``choice``) or reject means for ``checkpoint``.
+
+    Raises:
+        CheckpointError: a reject of regression_approval, or a choice that does not fit.
+    """
+    decided_by = who(client)
+    if not approve:
+        return reject_decision(checkpoint, decided_by, reason)
+    if choice is not None:
+        return choice_decision(checkpoint, choice, decided_by, reason)
+    decision = default_decision(checkpoint, decided_by)
+    return decision.model_copy(update={"reason": reason}) if reason else decision
 
 
 def pending_checkpoint(workspace: Path, checkpoint_id: str | None = None) -> Checkpoint:
@@ -22,10 +49,9 @@ def pending_checkpoint(workspace: Path, checkpoint_id: str | None = None) -> Che
 
     Raises:
         NoPendingCheckpointError: nothing is waiting.
-        AlreadyDecidedError: ``checkpoint_id`` was answered already.
+        AlreadyDecidedError: ``checkpoint_id`` was answered already or is no longer current.
     """
-    files = WorkspaceFiles(workspace)
-    found = checkpoints.current(files)
+    found = checkpoints.current(WorkspaceFiles(workspace))
     if checkpoint_id is not None and found is not None and found.id != checkpoint_id:
         raise AlreadyDecidedError(
             f"checkpoint {checkpoint_id} is no longer current (now {found.id})"
@@ -39,6 +65,23 @@ def pending_checkpoint(workspace: Path, checkpoint_id: str | None = None) -> Che
     return found
 
 
+def decide(
+    workspace: Path,
+    *,
+    approve: bool,
+    choice: str | None = None,
+    reason: str | None = None,
+    client: str = "cli",
+    checkpoint_id: str | None = None,
+) -> Checkpoint:
+    """Answer the pending checkpoint (only ``checkpoint_id``, when given); first answer wins."""
+    checkpoint = pending_checkpoint(workspace, checkpoint_id)
+    decision = decision_for(
+        checkpoint, approve=approve, choice=choice, reason=reason, client=client
+    )
+    return checkpoints.answer(WorkspaceFiles(workspace), checkpoint.id, decision)
+
+
 def approve(
     workspace: Path,
     choice: str | None,
@@ -46,26 +89,21 @@ def approve(
     client: str = "cli",
     checkpoint_id: str | None = None,
 ) -> Checkpoint:
-    """Approve the pending checkpoint, with its default or an explicit choice.
-
-    With ``checkpoint_id`` only that checkpoint is answered: a client that showed a
-    checkpoint never approves a newer one by accident.
-    """
-    checkpoint = pending_checkpoint(workspace, checkpoint_id)
-    decision = (
-        default_decision(checkpoint, who(client))
-        if choice is None
-        else choice_decision(checkpoint, choice, who(client), reason)
+    """Approve the pending checkpoint, with its default or an explicit choice."""
+    return decide(
+        workspace,
+        approve=True,
+        choice=choice,
+        reason=reason,
+        client=client,
+        checkpoint_id=checkpoint_id,
     )
-    if choice is None and reason:
-        decision = decision.model_copy(update={"reason": reason})
-    return checkpoints.answer(WorkspaceFiles(workspace), checkpoint.id, decision)
 
 
 def reject(
     workspace: Path, reason: str | None, client: str = "cli", checkpoint_id: str | None = None
 ) -> Checkpoint:
     """Reject the pending checkpoint (refused for regression_approval)."""
-    checkpoint = pending_checkpoint(workspace, checkpoint_id)
-    decision = reject_decision(checkpoint, who(client), reason)
-    return checkpoints.answer(WorkspaceFiles(workspace), checkpoint.id, decision)
+    return decide(
+        workspace, approve=False, reason=reason, client=client, checkpoint_id=checkpoint_id
+    )

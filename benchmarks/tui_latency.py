@@ -1,0 +1,307 @@
+"""How fast the running TUI shows what happens, measured in a real pseudo-terminal.
+
+Usage: ``.venv/bin/python -m benchmarks.tui_latency [--checkpoints 30] [--lines 50]
+[--launches 5] [--flood-seconds 10] [--flood-rate 10000]``
+
+``python -m tui.main`` runs in a pty of 120×36, against a real daemon whose one
+agent only sleeps (so nothing but this script writes its files). A reader thread
+timestamps every byte the TUI writes to the terminal: a thing counts as shown
+when its text reaches the terminal, which is as close to "on screen" as a
+program can observe. Measured:
+
+- launch → first painted screen (the header's title reaches the terminal);
+- a checkpoint file becoming pending → its dialog on screen (the write is done
+  as the agent does it, the dialog is then closed by a CLI decision);
+- a log line appended → the line on screen;
+- 10 s of 10,000 lines a second appended to the followed log: the TUI's memory
+  (RSS, sampled twice a second) and how far the screen trails the writer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import os
+import re
+import shlex
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+from agent.control.answer import approve
+from agent.control.demo import prepare_demo
+from agent.core import checkpoints
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransitionContext
+from common.schemas.protocol import AgentInfo
+
+REPO = Path(__file__).resolve().parents[1]
+COLUMNS, ROWS = 120, 36
+WAIT_S = 20.0
+SLEEPER = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(3600)'"
+FLOOD_LINE = re.compile(r"FLOOD(\d{8})")
+#: Between two measurements the TUI goes idle, as it is while an agent works between
+#: checkpoints; otherwise a checkpoint would arrive while the last dialog is still closing.
+SETTLE_S = 0.3
+
+
+class Terminal:
+    """The TUI in a pty; every chunk it writes is kept with the moment it arrived."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tui.main", "--no-daemon-start"],
+            cwd=REPO,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env={**env, "TERM": "xterm-256color", "COLUMNS": str(COLUMNS), "LINES": str(ROWS)},
+            start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        )
+        os.close(slave)
+        self._master = master
+        self._lock = threading.Lock()
+        self._text = ""
+        self._chunks: list[tuple[float, int]] = []  # (arrival, length of the text after it)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self._master, 1 << 16)
+            except OSError:  # the TUI exited and the pty closed
+                return
+            if not data:
+                return
+            now = time.perf_counter()
+            with self._lock:
+                self._text += data.decode(errors="replace")
+                self._chunks.append((now, len(self._text)))
+
+    @property
+    def position(self) -> int:
+        with self._lock:
+            return len(self._text)
+
+    def wait_for(self, token: str, since: int = 0, timeout: float = WAIT_S) -> tuple[float, int]:
+        """When ``token`` first reached the terminal after ``since``, and where it ends."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            with self._lock:
+                found = self._text.find(token, since)
+                if found >= 0:
+                    end = found + len(token)
+                    arrival = next(t for t, length in self._chunks if length >= end)
+                    return arrival, end
+            time.sleep(0.001)
+        raise TimeoutError(f"{token!r} did not reach the terminal within {timeout:g} s")
+
+    def flood_marks(self, since: int) -> list[tuple[float, int]]:
+        """(arrival, highest flood line number) for every chunk after ``since``."""
+        with self._lock:
+            marks: list[tuple[float, int]] = []
+            start = since
+            for arrival, length in self._chunks:
+                if length <= since:
+                    continue
+                numbers = [int(n) for n in FLOOD_LINE.findall(self._text, start, length)]
+                if numbers:
+                    marks.append((arrival, max(numbers)))
+                start = length
+            return marks
+
+    def press(self, keys: str) -> None:
+        os.write(self._master, keys.encode())
+
+    def rss_kib(self) -> int:
+        status = Path(f"/proc/{self.process.pid}/status").read_text().splitlines()
+        return int(next(line for line in status if line.startswith("VmRSS")).split()[1])
+
+    def quit(self) -> None:
+        self.press("q")
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._master)
+
+
+def launch_times(env: dict[str, str], launches: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(launches):
+        terminal = Terminal(env)
+        painted, _ = terminal.wait_for("coding-harness")
+        times.append((painted - terminal.started) * 1000)
+        terminal.wait_for("agent_1")
+        terminal.quit()
+    return times
+
+
+def checkpoint_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+    files = WorkspaceFiles(agent.workspace)
+    delays: list[float] = []
+    for number in range(count):
+        token = f"BENCHCKPT{number:04d}"
+        checkpoint = MrPhaseTransitionCheckpoint(
+            id=f"bench-{number}",
+            what_happened=[token],
+            to_decide="continue?",
+            if_approved="next",
+            if_rejected="stop",
+            context=MrPhaseTransitionContext(closed_issues=[], open_issues=[]),
+        )
+        since = terminal.position
+        checkpoints.write(files, checkpoint)
+        pending = time.perf_counter()
+        shown, end = terminal.wait_for(token, since)
+        delays.append((shown - pending) * 1000)
+        approve(agent.workspace, None, None, client="cli")
+        terminal.wait_for("decided by cli:", end)  # the dialog closed, with its notice
+        time.sleep(SETTLE_S)
+    return delays
+
+
+def line_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+    delays: list[float] = []
+    for number in range(count):
+        token = f"BENCHLOG{number:05d}"
+        since = terminal.position
+        with agent.log_file.open("a") as log:
+            log.write(f"12:00:00 {token} a line of the agent's log\n")
+        written = time.perf_counter()
+        shown, _ = terminal.wait_for(token, since)
+        delays.append((shown - written) * 1000)
+        time.sleep(SETTLE_S / 10)
+    return delays
+
+
+def flood(terminal: Terminal, agent: AgentInfo, seconds: float, rate: int) -> dict[str, float]:
+    """Append ``rate`` lines a second for ``seconds``; how the screen and the memory fare."""
+    batch = rate // 100  # one write every 10 ms
+    padding = "x" * 70
+    written_at: list[float] = []
+    rss: list[int] = [terminal.rss_kib()]
+    since = terminal.position
+    start = time.perf_counter()
+    next_sample = start
+    number = 0
+    with agent.log_file.open("a") as log:
+        while (now := time.perf_counter()) - start < seconds:
+            lines = "".join(f"FLOOD{number + n:08d} {padding}\n" for n in range(batch))
+            log.write(lines)
+            log.flush()
+            number += batch
+            written_at.append(time.perf_counter())
+            if now >= next_sample:
+                rss.append(terminal.rss_kib())
+                next_sample += 0.5
+            time.sleep(max(0.0, start + len(written_at) * 0.01 - time.perf_counter()))
+    last = number - 1
+    finished = time.perf_counter()
+    caught_up, _ = terminal.wait_for(f"FLOOD{last:08d}", since)
+    rss.append(terminal.rss_kib())
+    lags = [
+        (arrival - written_at[shown // batch]) * 1000
+        for arrival, shown in terminal.flood_marks(since)
+        if arrival <= finished
+    ]
+    return {
+        "lines": number,
+        "rss_start": rss[0] / 1024,
+        "rss_peak": max(rss) / 1024,
+        "rss_end": rss[-1] / 1024,
+        "lag_median": statistics.median(lags),
+        "lag_p95": statistics.quantiles(lags, n=20, method="inclusive")[-1],
+        "catch_up": (caught_up - finished) * 1000,
+    }
+
+
+async def start_agent(root: Path) -> AgentInfo:
+    spec = prepare_demo(root / "demo", auto_accept=False)
+    await lifecycle.start_daemon(daemon_args=["--agent-command", SLEEPER])
+    async with DaemonClient.connect() as client:
+        info = await client.start(spec)
+    info.log_file.parent.mkdir(parents=True, exist_ok=True)
+    info.log_file.touch()
+    return info
+
+
+async def stop_everything() -> None:
+    async with DaemonClient.connect() as client:
+        for info in await client.list_agents():
+            await client.stop(info.name)
+    await lifecycle.stop_daemon()
+
+
+def summary(label: str, values: list[float], target: float) -> None:
+    median = statistics.median(values)
+    p90 = statistics.quantiles(values, n=10, method="inclusive")[-1]
+    verdict = "met" if median <= target else "NOT met"
+    print(
+        f"{label}: median {median:.0f} ms, p90 {p90:.0f} ms,"
+        f" max {max(values):.0f} ms (n={len(values)}; target ≤ {target:.0f} ms: {verdict})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--checkpoints", type=int, default=30)
+    parser.add_argument("--lines", type=int, default=50)
+    parser.add_argument("--launches", type=int, default=5)
+    parser.add_argument("--flood-seconds", type=float, default=10.0)
+    parser.add_argument("--flood-rate", type=int, default=10_000)
+    args = parser.parse_args()
+
+    home = tempfile.mkdtemp(prefix="hb", dir="/tmp")
+    root = Path(tempfile.mkdtemp(prefix="bench-tui-"))
+    os.environ["HARNESS_HOME"] = home
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    agent = asyncio.run(start_agent(root))
+    try:
+        summary("launch → first painted screen", launch_times(env, args.launches), 1000)
+        terminal = Terminal(env)
+        try:
+            terminal.wait_for("agent_1")
+            summary(
+                "checkpoint pending → dialog on screen",
+                checkpoint_delays(terminal, agent, args.checkpoints),
+                100,
+            )
+            summary("log line appended → on screen", line_delays(terminal, agent, args.lines), 100)
+            result = flood(terminal, agent, args.flood_seconds, args.flood_rate)
+        finally:
+            terminal.quit()
+    finally:
+        asyncio.run(stop_everything())
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    print(
+        f"flood: {result['lines']:.0f} lines in {args.flood_seconds:g} s;"
+        f" RSS {result['rss_start']:.0f} → peak {result['rss_peak']:.0f}"
+        f" → end {result['rss_end']:.0f} MiB"
+    )
+    print(
+        f"  screen behind the writer: median {result['lag_median']:.0f} ms,"
+        f" p95 {result['lag_p95']:.0f} ms; last line on screen"
+        f" {result['catch_up']:.0f} ms after the writer stopped"
+    )
+
+
+if __name__ == "__main__":
+    main()

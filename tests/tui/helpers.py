@@ -1,0 +1,78 @@
+"""Waiting on the app instead of sleeping, and building test apps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Log
+
+from common.atomic import write_model
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import Checkpoint, CheckpointFile
+from common.schemas.protocol import AgentInfo
+from tests.tui.fakes import FakeLink
+from tui.app import HarnessApp
+from tui.modals.checkpoint_dialog import CheckpointDialog
+from tui.screens.wizard import WizardDefaults
+from tui.widgets.status_bar import StatusBar
+
+#: Generous, for slow CI machines; a passing test returns as soon as its condition holds.
+TIMEOUT = 15.0
+STEP = 0.02
+
+
+async def wait_until(
+    pilot: Pilot[None], condition: Callable[[], bool], what: str, timeout: float = TIMEOUT
+) -> None:
+    """Let the app run until ``condition`` holds; fail with ``what`` after ``timeout`` s."""
+    for _ in range(int(timeout / STEP)):
+        if condition():
+            return
+        await pilot.pause(STEP)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def make_app(
+    agents: list[AgentInfo], *, start_dir: Path | None = None, wizard: bool = False
+) -> tuple[HarnessApp, FakeLink]:
+    """The TUI on a :class:`FakeLink` serving ``agents``."""
+    link = FakeLink(agents)
+    defaults = WizardDefaults(start_dir=start_dir or Path("/"), model="local", file_only_mode=True)
+    return HarnessApp(link, defaults, wizard_when_empty=wizard), link
+
+
+def write_checkpoint(workspace: Path, checkpoint: Checkpoint) -> None:
+    """Write a checkpoint file exactly as the agent does."""
+    write_model(WorkspaceFiles(workspace).checkpoint, CheckpointFile(checkpoint))
+
+
+def dialog(app: HarnessApp) -> CheckpointDialog | None:
+    """The checkpoint dialog on top, if that is what is on top."""
+    return app.screen if isinstance(app.screen, CheckpointDialog) else None
+
+
+def dialog_for(app: HarnessApp, checkpoint_id: str) -> Callable[[], bool]:
+    """Condition: the dialog of ``checkpoint_id`` is on top."""
+
+    def showing() -> bool:
+        found = dialog(app)
+        return found is not None and found.checkpoint.id == checkpoint_id
+
+    return showing
+
+
+def log_lines(app: HarnessApp) -> list[str]:
+    """What the running view's log shows."""
+    return list(app.running.query_one("#log", Log).lines)
+
+
+def last_log_line(app: HarnessApp, text: str) -> Callable[[], bool]:
+    """Condition: the log view's last line is ``text``."""
+    return lambda: log_lines(app)[-1:] == [text]
+
+
+def status_text(app: HarnessApp) -> str:
+    """The status bar as plain text."""
+    return str(app.running.query_one(StatusBar).render())

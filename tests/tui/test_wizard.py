@@ -1,0 +1,146 @@
+"""The setup wizard, driven with the keyboard against a temporary git repository."""
+
+from __future__ import annotations
+
+import subprocess
+from functools import partial
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from common.schemas.spec import AgentSpec
+from tests.tui.helpers import make_app, wait_until
+from tui.app import HarnessApp
+from tui.screens.wizard.base import WizardStep
+from tui.screens.wizard.branch import BranchStep
+from tui.screens.wizard.options import AdvancedStep, OptionsStep
+from tui.screens.wizard.repo import RepoStep
+from tui.screens.wizard.spec import SpecStep
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def projects(scratch: Path) -> Path:
+    """``projects/`` (not a repository) holding ``app`` (a repository with main and dev) and
+    ``notes`` (a plain folder), with ``app-spec.md`` beside them."""
+    root = scratch / "projects"
+    repo = root / "app"
+    repo.mkdir(parents=True)
+    (root / "notes").mkdir()
+    (repo / "README.md").write_text("# app\n")
+    git(repo, "init", "--quiet", "-b", "main")
+    git(repo, "add", "README.md")
+    git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "init")
+    git(repo, "branch", "dev")
+    (root / "app-spec.md").write_text("# Feature: greet\n\nSay hello.\n")
+    return root
+
+
+def on_step(app: HarnessApp, step: type[WizardStep]) -> bool:
+    return isinstance(app.screen, step)
+
+
+def error_text(app: HarnessApp) -> str:
+    return str(app.screen.query_one("#step-error").render())
+
+
+async def test_the_wizard_starts_an_agent_with_what_was_chosen(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects, wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("enter")  # projects/ itself is not a repository
+        await wait_until(pilot, lambda: "not a git repository" in error_text(app), "the refusal")
+        assert "no .git folder" in error_text(app)
+        await pilot.press("down")  # projects/app
+        await wait_until(
+            pilot,
+            lambda: app.screen.query_one("#path", Input).value.endswith("/app"),
+            "the highlighted folder in the path",
+        )
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        assert app.screen.query_one("#path", Input).value.endswith("app-spec.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
+        await pilot.press("enter")  # main is highlighted
+        await wait_until(pilot, lambda: on_step(app, OptionsStep), "the options step")
+        await pilot.press("down", "down", "space", "enter")  # skip Puppeteer
+        await wait_until(pilot, lambda: on_step(app, AdvancedStep), "the advanced step")
+        await pilot.press("3", "enter")
+        await wait_until(pilot, lambda: bool(link.started), "the start")
+        await wait_until(pilot, lambda: app.screen is app.running, "the running view")
+        await wait_until(pilot, lambda: app.running.selected is not None, "the new agent")
+    spec = link.started[0]
+    assert spec == AgentSpec(
+        spec_file=projects / "app-spec.md",
+        project_dir=projects / "app",
+        target_branch="main",
+        file_only_mode=True,
+        skip_puppeteer=True,
+        max_iterations=3,
+        model="local",
+    )
+
+
+async def test_enter_goes_through_with_the_defaults_and_esc_goes_back(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
+        await pilot.press("down", "escape")  # dev highlighted, then back
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step again")
+        assert app.screen.query_one("#path", Input).value.endswith("app-spec.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step again")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: on_step(app, OptionsStep), "the options step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, AdvancedStep), "the advanced step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(link.started), "the start")
+    assert link.started[0].target_branch == "dev"
+    assert link.started[0].max_iterations is None
+
+
+async def test_a_missing_spec_file_is_refused(projects: Path) -> None:
+    app, _ = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        app.screen.query_one("#path", Input).value = str(projects / "missing.md")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "is not a file" in error_text(app), "the refusal")
+        assert on_step(app, SpecStep)
+
+
+async def test_the_daemon_s_refusal_is_shown_on_the_last_step(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects / "app", wizard=True)
+    link.refuse_start = "agent_1 is already running on workspace"
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        steps: list[type[WizardStep]] = [SpecStep, BranchStep, OptionsStep, AdvancedStep]
+        for step in steps:
+            await pilot.press("enter")
+            await wait_until(pilot, partial(on_step, app, step), step.__name__)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "already running" in error_text(app), "the refusal")
+        assert on_step(app, AdvancedStep)
+
+
+async def test_esc_on_the_first_step_closes_the_wizard(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects, wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.running, "the running view")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the wizard again")
+    assert link.started == []

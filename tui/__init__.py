@@ -1,0 +1,1 @@
+"""The Textual front end: the only package that imports textual."""

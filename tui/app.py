@@ -1,0 +1,70 @@
+"""The Textual app: the running view as its base screen, app-wide keys, the command palette.
+
+Kept thin on purpose: what the TUI shows lives in ``screens/``, ``widgets/`` and
+``modals/``, and what it does in ``services/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from tui.screens.running import RunningScreen
+from tui.screens.wizard import WizardDefaults
+from tui.services.link import AgentLink
+
+
+class HarnessApp(App[None]):
+    """``q`` quits and leaves every agent running: they belong to the daemon."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "coding-harness"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+
+    def __init__(
+        self,
+        link: AgentLink,
+        defaults: WizardDefaults,
+        *,
+        wizard_when_empty: bool = True,
+        select: str | None = None,
+    ) -> None:
+        """
+        Args:
+            link: the daemon (or a test's stand-in).
+            defaults: what the setup wizard proposes.
+            wizard_when_empty: open the wizard when the daemon has no agents yet.
+            select: the agent to select first.
+        """
+        super().__init__()
+        self._main_screen = RunningScreen(
+            link, defaults, wizard_when_empty=wizard_when_empty, select=select
+        )
+
+    def get_default_screen(self) -> Screen[None]:
+        return self._main_screen
+
+    @property
+    def running(self) -> RunningScreen:
+        """The running view (always at the bottom of the screen stack)."""
+        return self._main_screen
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own commands, plus every key binding shown in the footer of ``screen``."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.show or not binding.description or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            yield SystemCommand(
+                binding.description,
+                f"key: {active.binding.key}",
+                partial(self.run_action, binding.action, active.node),
+            )

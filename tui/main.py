@@ -1,0 +1,110 @@
+"""``python -m tui.main [--specs JSON] [--demo] [--auto-accept] [--no-daemon-start]``.
+
+Everything that can fail before the UI opens fails here, as one line on stderr
+and exit status 1: a bad ``--specs``, a spec pointing at nothing, a daemon that
+will not start or refuses an agent. Then the TUI opens on the running view.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from agent.control.demo import prepare_demo
+from agent.control.specs import parse_specs
+from agent.core.workspace import validate_spec
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from common.errors import DaemonError, HarnessError
+from common.paths import daemon_log_path
+from common.schemas.spec import AgentSpec
+from tui.app import HarnessApp
+from tui.screens.wizard import WizardDefaults
+from tui.services.link import DaemonLink
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the agents asked for, then run the TUI until the person quits."""
+    args = build_parser().parse_args(argv)
+    try:
+        specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)
+        started = asyncio.run(prepare(specs, start_daemon=not args.no_daemon_start))
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    app = HarnessApp(
+        DaemonLink(autostart=not args.no_daemon_start),
+        WizardDefaults.from_environment(),
+        wizard_when_empty=not specs,
+        select=started[0] if started else None,
+    )
+    app.run()
+    return 0
+
+
+def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[AgentSpec]:
+    """The specs of ``--specs`` (and the demo's), each checked before any agent starts.
+
+    Raises:
+        SpecError: the JSON is malformed, or a spec points at something missing.
+    """
+    specs = parse_specs(text) if text is not None else []
+    if demo:
+        specs.append(prepare_demo(None, auto_accept))
+    if auto_accept:
+        specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
+    for spec in specs:
+        validate_spec(spec)
+    return specs
+
+
+async def prepare(specs: list[AgentSpec], *, start_daemon: bool) -> list[str]:
+    """Make sure the daemon runs, then start ``specs`` through it; the started agents' names.
+
+    Raises:
+        DaemonError: the daemon is not running (and may not be started), will not
+            start, or refused a spec.
+    """
+    if lifecycle.daemon_running() is None:
+        if not start_daemon:
+            raise DaemonError(
+                "the daemon is not running; start it with `harness daemon start`, "
+                "then run `python -m tui.main` again"
+            )
+        try:
+            await lifecycle.start_daemon()
+        except DaemonError as e:
+            raise DaemonError(f"cannot start the daemon: {e} (log: {daemon_log_path()})") from e
+    names: list[str] = []
+    async with DaemonClient.connect() as client:
+        for spec in specs:
+            try:
+                info = await client.start(spec)
+            except DaemonError as e:
+                already = f"; already started: {', '.join(names)}" if names else ""
+                raise DaemonError(f"{spec.spec_file.name}: {e}{already}") from e
+            names.append(info.name)
+    return names
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tui.main", description="The coding-harness terminal UI."
+    )
+    parser.add_argument("--specs", help="JSON array of spec objects to start before the UI opens")
+    parser.add_argument("--demo", action="store_true", help="also start the demo project")
+    parser.add_argument(
+        "--auto-accept", action="store_true", help="start the given agents in auto-accept mode"
+    )
+    parser.add_argument(
+        "--no-daemon-start",
+        action="store_true",
+        help="do not start the daemon; say what to do when it is not running",
+    )
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The checkpoint dialog: one pending checkpoint, answered with a key.
+
+Y or 1 approves with the checkpoint's default, N, X or 0 rejects (refused for
+regression_approval, which needs an explicit action), R opens the full review
+screen, Esc puts the checkpoint aside undecided. The dialog writes the decision
+itself, so a refused answer (a choice that does not fit) leaves it open with
+the reason; it closes with what happened, and closes by itself when the
+checkpoint is decided elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from common.errors import (
+    AlreadyDecidedError,
+    CheckpointError,
+    HarnessError,
+    NoPendingCheckpointError,
+)
+from common.schemas.checkpoint import Checkpoint
+from tui import labels
+from tui.modals import checkpoint_text
+from tui.modals.review import review_for
+from tui.services.decide import Answer, answer_checkpoint, build_decision
+from tui.services.pending import Waiting
+
+
+@dataclass(frozen=True)
+class Decided:
+    """This TUI recorded the decision; ``checkpoint`` is the decided checkpoint."""
+
+    checkpoint: Checkpoint
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """The checkpoint was decided elsewhere or its agent stopped; ``reason`` says which."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """Esc: nothing was decided."""
+
+
+DialogOutcome = Decided | Superseded | SetAside
+
+
+class CheckpointDialog(ModalScreen[DialogOutcome]):
+    """One checkpoint of one agent, in the seed's WHAT HAPPENED / IF APPROVED / IF REJECTED form."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,1", "approve", "Approve"),
+        Binding("n,x,0", "reject", "Reject"),
+        Binding("r", "review", "Review"),
+        Binding("escape", "set_aside", "Later"),
+        # A modal screen hides the app's own keys; quitting decides nothing and the
+        # checkpoint waits for the next TUI.
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, item: Waiting, *, subtitle: str = "", others: int = 0) -> None:
+        """
+        Args:
+            item: the waiting checkpoint.
+            subtitle: who waits (agent and spec).
+            others: how many more checkpoints wait after this one.
+        """
+        super().__init__()
+        self.item = item
+        self._subtitle = subtitle
+        self._others = others
+        self._busy = False
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return self.item.checkpoint
+
+    def compose(self) -> ComposeResult:
+        checkpoint = self.checkpoint
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = f"HITL CHECKPOINT: {labels.title(checkpoint.type.value)}"
+            dialog.border_subtitle = self._subtitle
+            yield Static(self._others_text(), id="others")
+            with VerticalScroll(id="dialog-body"):
+                yield Static(checkpoint_text.what_happened(checkpoint), id="what-happened")
+                yield Static(checkpoint_text.details(checkpoint), id="details", markup=False)
+                with Horizontal(id="outcomes"):
+                    approved = Static(f"→ {checkpoint.if_approved}", id="if-approved", markup=False)
+                    approved.border_title = "IF APPROVED"
+                    yield approved
+                    rejected = Static(f"→ {checkpoint.if_rejected}", id="if-rejected", markup=False)
+                    rejected.border_title = "IF REJECTED"
+                    yield rejected
+            yield Static("", id="notice", markup=False)
+            yield Static(checkpoint_text.shortcuts(checkpoint), id="shortcuts")
+        yield Footer()
+
+    def set_others(self, count: int) -> None:
+        """Update how many more checkpoints wait."""
+        self._others = count
+        # Before its children are mounted, compose reads the count instead.
+        for line in self.query("#others").results(Static):
+            line.update(self._others_text())
+
+    def close_superseded(self, reason: str) -> None:
+        """The checkpoint no longer waits: close the dialog (and a review screen on top of it).
+
+        While this dialog writes a decision itself, the file watch reports that very
+        write; the dialog then closes with its own outcome instead.
+        """
+        if not self._busy:
+            self._close(Superseded(reason))
+
+    def action_approve(self) -> None:
+        self._decide(Answer(approve=True))
+
+    def action_reject(self) -> None:
+        try:
+            build_decision(self.checkpoint, Answer(approve=False))
+        except CheckpointError as e:
+            self._notice(f"{e} — press R to choose one, or Y for fix_now")
+            return
+        self._decide(Answer(approve=False))
+
+    def action_review(self) -> None:
+        if not self._busy:
+            self.app.push_screen(review_for(self.item, self._subtitle), self._reviewed)
+
+    def action_set_aside(self) -> None:
+        if not self._busy:
+            self._close(SetAside())
+
+    def _reviewed(self, answer: Answer | None) -> None:
+        if answer is not None:
+            self._decide(answer)
+
+    def _decide(self, answer: Answer) -> None:
+        """Start recording ``answer``, once: keys pressed while it is written are ignored."""
+        if self._busy:
+            return
+        self._busy = True
+        self._notice("recording the decision…")
+        self._record(answer)
+
+    @work(group="decide")
+    async def _record(self, answer: Answer) -> None:
+        try:
+            decided = await answer_checkpoint(self.item, answer)
+        except (AlreadyDecidedError, NoPendingCheckpointError) as e:
+            self._close(Superseded(str(e)))
+            return
+        except HarnessError as e:  # a choice that does not fit, an unreadable file
+            self._busy = False
+            self._notice(str(e))
+            return
+        self._close(Decided(decided))
+
+    def _close(self, outcome: DialogOutcome) -> None:
+        """Dismiss with ``outcome``, first closing anything opened on top of the dialog."""
+        if self not in self.app.screen_stack:
+            return
+        if self.app.screen is not self:
+            self.pop_until_active()
+        self.dismiss(outcome)
+
+    def _notice(self, text: str) -> None:
+        self.query_one("#notice", Static).update(text)
+
+    def _others_text(self) -> str:
+        if not self._others:
+            return ""
+        noun = "checkpoint waits" if self._others == 1 else "checkpoints wait"
+        return f"{self._others} more {noun} after this one"

@@ -1,0 +1,118 @@
+"""The full review screen every checkpoint type shares: details, a reason, approve or reject.
+
+Each type fills the body with what a careful reviewer needs (the proposed
+issues, the diff, the failing tests) and may offer a choice (issues to enrich,
+the issue to work on, the regression action). The screen only returns an
+:class:`~tui.services.decide.Answer`; the checkpoint dialog records it, so a
+refused answer is reported in one place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Generic, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Static
+
+from common.schemas.checkpoint import CheckpointBase
+from tui import labels
+from tui.modals import checkpoint_text
+from tui.services.decide import Answer
+from tui.services.pending import Waiting
+
+CheckpointT = TypeVar("CheckpointT", bound=CheckpointBase)
+
+
+class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
+    """Subclasses add the body (:meth:`compose_body`) and, if any, the choice (:meth:`choice`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+y", "approve", "Approve"),
+        Binding("ctrl+n", "reject", "Reject"),
+        Binding("escape", "back", "Back to the dialog"),
+    ]
+
+    #: Whether a reason can go with the answer (the feedback for a rejected proposal).
+    TAKES_REASON = True
+    #: The heading above the type's details.
+    HEADING = "Details"
+
+    def __init__(self, item: Waiting, checkpoint: CheckpointT, subtitle: str = "") -> None:
+        """
+        Args:
+            item: the waiting checkpoint.
+            checkpoint: ``item.checkpoint``, with its precise type.
+            subtitle: who waits (agent and spec).
+        """
+        super().__init__()
+        self.item = item
+        self.checkpoint = checkpoint
+        self._subtitle = subtitle
+
+    def compose(self) -> ComposeResult:
+        reject = checkpoint_text.reject_label(self.item.checkpoint)
+        with Vertical(id="review") as review:
+            review.border_title = f"REVIEW: {labels.title(self.item.checkpoint.type.value)}"
+            review.border_subtitle = self._subtitle
+            yield Static(self.checkpoint.to_decide, id="review-question", markup=False)
+            with VerticalScroll(id="review-body"):
+                yield Static(self.HEADING, classes="heading", markup=False)
+                yield from self.compose_body()
+            if self.TAKES_REASON:
+                yield Input(placeholder="reason or feedback (optional)", id="reason")
+            yield Static("", id="review-notice", markup=False)
+            with Horizontal(id="review-buttons"):
+                yield Button(self.approve_text(), variant="success", id="approve")
+                if reject is not None:
+                    yield Button(reject.capitalize(), variant="error", id="reject")
+                yield Button("Back", id="back")
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        """The type's details; the default shows the dialog's context lines."""
+        yield Static(checkpoint_text.details(self.item.checkpoint), markup=False)
+
+    def choice(self) -> str | None:
+        """The explicit choice to approve with; ``None`` approves with the default."""
+        return None
+
+    def approve_text(self) -> str:
+        """The approve button's label."""
+        return "Approve"
+
+    def reason(self) -> str | None:
+        """What was typed in the reason field, if anything."""
+        if not self.TAKES_REASON:
+            return None
+        text = self.query_one("#reason", Input).value.strip()
+        return text or None
+
+    def action_approve(self) -> None:
+        self.dismiss(Answer(approve=True, choice=self.choice(), reason=self.reason()))
+
+    def action_reject(self) -> None:
+        if checkpoint_text.reject_label(self.item.checkpoint) is None:
+            self.query_one("#review-notice", Static).update(
+                "regression_approval cannot be rejected: choose an action"
+            )
+            return
+        self.dismiss(Answer(approve=False, reason=self.reason()))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#approve")
+    def approve_pressed(self) -> None:
+        self.action_approve()
+
+    @on(Button.Pressed, "#reject")
+    def reject_pressed(self) -> None:
+        self.action_reject()
+
+    @on(Button.Pressed, "#back")
+    def back_pressed(self) -> None:
+        self.action_back()

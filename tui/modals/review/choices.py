@@ -1,0 +1,129 @@
+"""Review screens whose answer is a choice: issues to enrich, next issue, regression action."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import OptionList, SelectionList, Static
+from textual.widgets.option_list import Option
+from textual.widgets.selection_list import Selection
+
+from common.schemas.checkpoint import (
+    IssueEnrichmentCheckpoint,
+    IssueSelectionCheckpoint,
+    RegressionAction,
+    RegressionApprovalCheckpoint,
+)
+from tui.modals.review.base import ReviewScreen
+from tui.modals.review.plain import test_run_text
+
+ACTION_HELP = {
+    RegressionAction.FIX_NOW: "fix_now — run another session on the same issue to fix it",
+    RegressionAction.DEFER: "defer — file a bug issue for the regression and carry on",
+    RegressionAction.ABORT: "abort — stop the run; the branch keeps what is committed",
+}
+
+
+class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
+    """Which issues get a deep-research session; prefilled with the model's recommendation."""
+
+    HEADING = "Issues to enrich (space toggles; the model's picks are ticked)"
+    TAKES_REASON = False
+
+    def compose_body(self) -> ComposeResult:
+        context = self.checkpoint.context
+        yield SelectionList[int](
+            *(
+                Selection(f"#{ref.iid} {ref.title}", ref.iid, ref.iid in context.recommended)
+                for ref in context.issues
+            ),
+            id="enrich",
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#enrich", SelectionList).focus()
+
+    def choice(self) -> str:
+        """The ticked iids, in list order (empty: enrich none)."""
+        ticked = set(self.query_one("#enrich", SelectionList).selected)
+        order = [ref.iid for ref in self.checkpoint.context.issues]
+        return ",".join(str(iid) for iid in order if iid in ticked)
+
+    def approve_text(self) -> str:
+        return "Enrich the ticked issues"
+
+
+class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
+    """The open issues; Enter works on the highlighted one (the recommended one to begin with)."""
+
+    HEADING = "Open issues (Enter picks)"
+    TAKES_REASON = False
+
+    def compose_body(self) -> ComposeResult:
+        context = self.checkpoint.context
+        yield Static(f"{context.closed_count} closed so far.", markup=False)
+        yield OptionList(
+            *(
+                Option(
+                    f"#{ref.iid} {ref.title}"
+                    + ("  ← recommended" if ref.iid == context.recommended_iid else ""),
+                    id=str(ref.iid),
+                )
+                for ref in context.open_issues
+            ),
+            id="issues",
+            markup=False,
+        )
+
+    def on_mount(self) -> None:
+        issues = self.query_one("#issues", OptionList)
+        issues.highlighted = issues.get_option_index(str(self.checkpoint.context.recommended_iid))
+        issues.focus()
+
+    def choice(self) -> str | None:
+        option = self.query_one("#issues", OptionList).highlighted_option
+        return option.id if option is not None else None
+
+    def approve_text(self) -> str:
+        return "Work on the highlighted issue"
+
+    @on(OptionList.OptionSelected, "#issues")
+    def issue_picked(self) -> None:
+        self.action_approve()
+
+
+class RegressionApprovalReview(ReviewScreen[RegressionApprovalCheckpoint]):
+    """What broke and the explicit actions; there is no plain reject."""
+
+    HEADING = "Regression"
+
+    def compose_body(self) -> ComposeResult:
+        context = self.checkpoint.context
+        failing = "\n".join(f"  ✗ {name}" for name in context.newly_failing)
+        yield Static(
+            f"Issue #{context.issue_iid}: {context.issue_title}\nNewly failing:\n{failing}",
+            markup=False,
+        )
+        yield Static(test_run_text(context.test_run), markup=False)
+        yield Static("Action (Enter applies):", classes="heading")
+        yield OptionList(
+            *(Option(ACTION_HELP[action], id=action.value) for action in context.actions),
+            id="actions",
+            markup=False,
+        )
+
+    def on_mount(self) -> None:
+        actions = self.query_one("#actions", OptionList)
+        actions.highlighted = 0
+        actions.focus()
+
+    def choice(self) -> str | None:
+        option = self.query_one("#actions", OptionList).highlighted_option
+        return option.id if option is not None else None
+
+    def approve_text(self) -> str:
+        return "Apply the highlighted action"
+
+    @on(OptionList.OptionSelected, "#actions")
+    def action_picked(self) -> None:
+        self.action_approve()

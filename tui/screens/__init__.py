@@ -1,0 +1,1 @@
+"""Full screens: the setup wizard's steps and the running view."""

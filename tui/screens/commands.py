@@ -1,0 +1,112 @@
+"""The actions on the selected agent that go through the daemon: auto-accept, stop, remove.
+
+Each command runs in its own worker on its own short connection, so a slow
+``stop`` never freezes the screen; what the daemon answers is applied at once
+(the subscription's event follows and changes nothing further). Errors are the
+daemon's one-line reasons, shown as notifications.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.screen import Screen
+
+from common.errors import HarnessError
+from common.schemas.protocol import AgentInfo
+from tui import labels
+from tui.messages import AgentChanged
+from tui.modals.confirm import ConfirmScreen
+from tui.services.link import AgentLink
+from tui.services.pending import LIVE
+from tui.widgets.agent_list import AgentList
+
+
+class AgentCommands(Screen[None]):
+    """A screen with an :class:`AgentList`; these actions act on its selected agent.
+
+    The keys are bound by the screen that uses them, in the order its footer shows.
+    """
+
+    def __init__(self, link: AgentLink) -> None:
+        super().__init__()
+        self.link = link
+        self.agents: dict[str, AgentInfo] = {}
+        """Every agent the daemon reported, by name."""
+
+    @property
+    def selected(self) -> AgentInfo | None:
+        """The agent under the list's cursor."""
+        name = self.query_one(AgentList).selected
+        return self.agents.get(name) if name is not None else None
+
+    def action_toggle_auto_accept(self) -> None:
+        """Switch between AUTO and HITL for the selected agent (kept in its workspace)."""
+        if (info := self._need_selected()) is not None:
+            self._set_auto_accept(info.name, not info.auto_accept)
+
+    def action_stop_agent(self) -> None:
+        """Stop the selected agent; it can be started again and resumes."""
+        info = self._need_selected()
+        if info is None:
+            return
+        if info.status not in LIVE:
+            self.notify(f"{info.name} is not running ({info.status.value}).")
+            return
+        self.notify(f"stopping {info.name}…")
+        self._stop(info.name)
+
+    def action_remove_agent(self) -> None:
+        """Forget the selected agent, after a confirmation."""
+        info = self._need_selected()
+        if info is None:
+            return
+        question = f"Remove {info.name} ({info.spec_file.name}) from the agent list?"
+        detail = f"Its workspace and log stay in {labels.display_path(info.workspace)}."
+        if info.status in LIVE:
+            detail = f"{info.name} is running: it is stopped first. {detail}"
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._remove(info.name, stop_first=info.status in LIVE)
+
+        self.app.push_screen(ConfirmScreen(question, detail), confirmed)
+
+    # --- daemon commands (workers) -----------------------------------------------------
+
+    @work(group="command")
+    async def _set_auto_accept(self, name: str, enabled: bool) -> None:
+        try:
+            info = await self.link.set_auto_accept(name, enabled)
+        except HarnessError as e:
+            self.notify(str(e), title="Auto-accept", severity="error")
+            return
+        self.post_message(AgentChanged(info))
+        mode = "AUTO: checkpoints get their defaults" if enabled else "HITL: you answer"
+        self.notify(f"{name} is {mode} from its next checkpoint on.")
+
+    @work(group="command")
+    async def _stop(self, name: str) -> None:
+        try:
+            info = await self.link.stop(name)
+        except HarnessError as e:
+            self.notify(str(e), title="Stop", severity="error")
+            return
+        self.post_message(AgentChanged(info))
+        self.notify(f"{name} stopped.")
+
+    @work(group="command")
+    async def _remove(self, name: str, *, stop_first: bool) -> None:
+        try:
+            if stop_first:
+                await self.link.stop(name)
+            await self.link.remove(name)
+        except HarnessError as e:
+            self.notify(str(e), title="Remove", severity="error")
+            return
+        self.notify(f"{name} removed.")
+
+    def _need_selected(self) -> AgentInfo | None:
+        info = self.selected
+        if info is None:
+            self.notify("Select an agent first (or press n to start one).")
+        return info

@@ -1,0 +1,137 @@
+"""The checkpoint desk: which dialog is open, and what comes after it.
+
+Every change that may concern a checkpoint (the agent's checkpoint file was
+written, the daemon reported the agent) ends in :meth:`CheckpointDesk.refresh`,
+which reads the file again and brings the :class:`PendingBook` up to date. Then
+:meth:`CheckpointDesk.sync` keeps the one open dialog true: it closes when its
+checkpoint no longer waits (decided by the CLI or another TUI, or the agent
+stopped), shows how many more wait, and when it closes the next one opens.
+Dialogs open by themselves only over the running view, never over the wizard.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from textual.screen import Screen
+
+from agent.core import checkpoints
+from common.errors import StateFileError
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import Checkpoint
+from common.schemas.protocol import AgentInfo
+from tui.modals.checkpoint_dialog import (
+    CheckpointDialog,
+    Decided,
+    DialogOutcome,
+    SetAside,
+    Superseded,
+)
+from tui.services.pending import LIVE, PendingBook, Waiting
+
+log = logging.getLogger(__name__)
+
+
+class CheckpointDesk:
+    """Owns the :class:`PendingBook` and the checkpoint dialog of one running view."""
+
+    def __init__(self, screen: Screen[None]) -> None:
+        self.screen = screen
+        self.book = PendingBook()
+        self.dialog: CheckpointDialog | None = None
+        self._agents: dict[str, AgentInfo] = {}
+        self._announced: set[str] = set()
+        self._problems: dict[str, str] = {}
+
+    def refresh(self, info: AgentInfo) -> None:
+        """Read ``info``'s checkpoint file again and update the dialogs."""
+        self._agents[info.name] = info
+        self.book.update(info, self._read(info))
+        self.sync()
+
+    def forget(self, name: str) -> None:
+        """The agent was removed."""
+        self._agents.pop(name, None)
+        self.book.forget(name)
+        self.sync()
+
+    def take_up(self, agent: str) -> bool:
+        """Open ``agent``'s waiting checkpoint now (also one set aside with Esc)."""
+        item = self.book.take_up(agent)
+        if item is None:
+            return False
+        if self.dialog is None:
+            self._open(item)
+        return True
+
+    def sync(self) -> None:
+        """Close a dialog whose checkpoint stopped waiting; open the next one when free."""
+        dialog = self.dialog
+        if dialog is not None:
+            if self.book.is_waiting(dialog.item):
+                dialog.set_others(len(self.book.waiting()) - 1)
+            else:
+                dialog.close_superseded(self._gone_reason(dialog.item))
+            return
+        item = self.book.next_to_show()
+        if item is None:
+            return
+        if self.screen.app.screen is self.screen:
+            self._open(item)
+        elif item.checkpoint.id not in self._announced:
+            self._announced.add(item.checkpoint.id)
+            self.screen.app.notify(
+                f"{item.agent} waits at {item.checkpoint.type.value}", title="Checkpoint"
+            )
+
+    def subtitle(self, agent: str) -> str:
+        """``agent_1 · textkit-helpers.md``: who asks."""
+        info = self._agents.get(agent)
+        return f"{agent} · {info.spec_file.name}" if info is not None else agent
+
+    def _open(self, item: Waiting) -> None:
+        self.dialog = CheckpointDialog(
+            item, subtitle=self.subtitle(item.agent), others=len(self.book.waiting()) - 1
+        )
+        self.screen.app.push_screen(self.dialog, self._closed)
+
+    def _closed(self, outcome: DialogOutcome | None) -> None:
+        dialog, self.dialog = self.dialog, None
+        assert dialog is not None, "only the open dialog reports back"
+        match outcome:
+            case Decided(checkpoint=decided):
+                self.book.decided(dialog.item.agent, decided.id)
+                verdict = (
+                    "approved" if decided.decision and decided.decision.approved else "rejected"
+                )
+                self.screen.app.notify(f"{dialog.item.agent}: {decided.type.value} {verdict}")
+            case Superseded(reason=reason):
+                self.screen.app.notify(f"{dialog.item.agent}: {reason}", severity="warning")
+            case SetAside() | None:
+                self.book.set_aside(dialog.item)
+        self.screen.call_later(self.sync)
+
+    def _gone_reason(self, item: Waiting) -> str:
+        """Why a dialog closes by itself: who decided, or that the agent is gone."""
+        kind = item.checkpoint.type.value
+        found = self._read_workspace(item)
+        if found is not None and found.id == item.checkpoint.id and found.decision is not None:
+            return f"{kind} was decided by {found.decision.decided_by}"
+        info = self._agents.get(item.agent)
+        if info is not None and info.status not in LIVE:
+            return f"{kind} no longer waits: the agent is {info.status.value}"
+        return f"{kind} no longer waits"
+
+    def _read(self, info: AgentInfo) -> Checkpoint | None:
+        try:
+            return checkpoints.current(WorkspaceFiles(info.workspace))
+        except StateFileError as e:
+            log.warning("unreadable checkpoint of %s: %s", info.name, e)
+            if self._problems.get(info.name) != str(e):  # say it once, not on every event
+                self._problems[info.name] = str(e)
+                self.screen.app.notify(str(e), title=info.name, severity="error")
+            return None
+
+    def _read_workspace(self, item: Waiting) -> Checkpoint | None:
+        info = self._agents.get(item.agent)
+        return self._read(info) if info is not None else None

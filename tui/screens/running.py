@@ -1,0 +1,254 @@
+"""The running view: agents, the selected agent's log and phase, and the checkpoint dialogs.
+
+Two background workers feed it. One reads the daemon's subscription (the agent
+list, then one event per change); the other watches the agents' workspace
+folders with watchfiles, so a checkpoint file being written reaches the screen
+within milliseconds, independently of the daemon's own watch. Both only post
+messages; the handlers here update the widgets and hand checkpoints to the
+:class:`CheckpointDesk`. The commands on the selected agent live in
+:class:`AgentCommands`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Header
+
+from agent.daemon.watcher import FolderWatcher
+from common.paths import WorkspaceFiles
+from common.schemas.protocol import AgentEvent, AgentInfo
+from tui import labels
+from tui.messages import AgentChanged, AgentsReplaced, CheckpointFilesChanged, ConnectionChanged
+from tui.screens.commands import AgentCommands
+from tui.screens.desk import CheckpointDesk
+from tui.screens.wizard import WizardDefaults, open_wizard
+from tui.services.git_status import GitSummary, summary
+from tui.services.link import AgentLink, Connection
+from tui.services.pending import LIVE
+from tui.widgets.agent_list import AgentList
+from tui.widgets.log_view import LogView
+from tui.widgets.phase_indicator import PhaseIndicator
+from tui.widgets.status_bar import StatusBar, StatusLine
+
+#: watchfiles settings for the checkpoint files: report a write within a few milliseconds.
+CHECKPOINT_DEBOUNCE_MS = 30
+CHECKPOINT_STEP_MS = 5
+
+
+class RunningScreen(AgentCommands):
+    """The main view; it stays at the bottom of the screen stack for the TUI's life."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "answer", "Checkpoint"),
+        Binding("a", "toggle_auto_accept", "Auto-accept"),
+        Binding("s", "stop_agent", "Stop"),
+        Binding("d,delete", "remove_agent", "Remove"),
+        Binding("n", "new_agent", "New agent"),
+        Binding("ctrl+r", "reconnect", "Reconnect"),
+    ]
+
+    def __init__(
+        self,
+        link: AgentLink,
+        defaults: WizardDefaults,
+        *,
+        wizard_when_empty: bool = True,
+        select: str | None = None,
+    ) -> None:
+        """
+        Args:
+            link: the daemon (or a test's stand-in).
+            defaults: what the wizard proposes.
+            wizard_when_empty: open the wizard when the daemon has no agents.
+            select: the agent to select first (the first one started by ``--specs``).
+        """
+        super().__init__(link)
+        self.defaults = defaults
+        self.desk = CheckpointDesk(self)
+        self._wizard_when_empty = wizard_when_empty
+        self._select_first = select
+        self._first_snapshot = True
+        self._connection = Connection(False, "connecting to the daemon…")
+        self._git = GitSummary()
+        self._watcher = FolderWatcher(
+            self._workspace_changed,
+            debounce_ms=CHECKPOINT_DEBOUNCE_MS,
+            step_ms=CHECKPOINT_STEP_MS,
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        yield AgentList(id="agents")
+        yield PhaseIndicator(id="phase")
+        yield LogView(id="log-view")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_status()
+        self._listen()
+        self.run_worker(self._watcher.run(), group="checkpoint-watch", exclusive=True)
+
+    def on_unmount(self) -> None:
+        self._watcher.stop()
+
+    def on_screen_resume(self) -> None:
+        """Back from the wizard or a dialog: show what waited meanwhile."""
+        self.desk.sync()
+
+    # --- the selected agent ------------------------------------------------------------
+
+    @on(AgentList.Selected)
+    def agent_selected(self, event: AgentList.Selected) -> None:
+        info = self.agents.get(event.name) if event.name is not None else None
+        self.query_one(LogView).follow(info.log_file if info is not None else None)
+        self._git = GitSummary()
+        self._show_selected()
+        if info is not None:
+            self._read_git(info.project_dir)
+
+    # --- news from the workers ---------------------------------------------------------
+
+    @work(exclusive=True, group="daemon")
+    async def _listen(self) -> None:
+        """Turn the link's frames into messages for this screen.
+
+        The link ends only when it gave up on the daemon; ctrl+r starts it again.
+        """
+        last = Connection(False, "the daemon link ended")
+        async for frame in self.link.frames():
+            if isinstance(frame, Connection):
+                last = frame
+                self.post_message(ConnectionChanged(frame.connected, frame.detail))
+            elif isinstance(frame, AgentEvent):
+                self.post_message(AgentChanged(frame.agent, removed=frame.removed))
+            else:
+                self.post_message(AgentsReplaced(frame))
+        self.post_message(ConnectionChanged(False, f"{last.detail} — ctrl+r reconnects"))
+
+    def action_reconnect(self) -> None:
+        """Subscribe to the daemon again (after the link gave up)."""
+        self._first_snapshot = False
+        self._listen()
+
+    def _workspace_changed(self, paths: set[Path]) -> None:
+        """Called by the folder watch (on the event loop) with every changed path."""
+        name = WorkspaceFiles(Path()).checkpoint.name
+        touched = frozenset(path.parent for path in paths if path.name == name)
+        if touched:
+            self.post_message(CheckpointFilesChanged(touched))
+
+    @on(ConnectionChanged)
+    def connection_changed(self, event: ConnectionChanged) -> None:
+        self._connection = Connection(event.connected, event.detail)
+        if not event.connected:
+            self.notify(event.detail, title="Daemon", severity="error")
+        self._show_status()
+
+    @on(AgentsReplaced)
+    def agents_replaced(self, event: AgentsReplaced) -> None:
+        gone = set(self.agents) - {info.name for info in event.agents}
+        self.agents = {info.name: info for info in event.agents}
+        agent_list = self.query_one(AgentList)
+        agent_list.replace(event.agents)
+        for name in gone:
+            self.desk.forget(name)
+        for info in event.agents:
+            self.desk.refresh(info)
+        self._watch_workspaces()
+        if self._first_snapshot:
+            self._first_snapshot = False
+            if self._select_first is not None:
+                agent_list.select(self._select_first)
+            elif not event.agents and self._wizard_when_empty:
+                self.action_new_agent()
+        self._show_selected()
+
+    @on(AgentChanged)
+    def agent_changed(self, event: AgentChanged) -> None:
+        info = event.agent
+        agent_list = self.query_one(AgentList)
+        if event.removed:
+            self.agents.pop(info.name, None)
+            agent_list.drop(info.name)
+            self.desk.forget(info.name)
+        else:
+            self.agents[info.name] = info
+            agent_list.upsert(info)
+            self.desk.refresh(info)
+            if info.name == agent_list.selected:
+                self._read_git(info.project_dir)
+        self._watch_workspaces()
+        self._show_selected()
+
+    @on(CheckpointFilesChanged)
+    def checkpoint_files_changed(self, event: CheckpointFilesChanged) -> None:
+        for info in list(self.agents.values()):
+            if info.workspace in event.workspaces:
+                self.desk.refresh(info)
+        self._show_status()
+
+    # --- actions -----------------------------------------------------------------------
+
+    def action_new_agent(self) -> None:
+        """Open the setup wizard."""
+        open_wizard(self.app, self.defaults, self.link.start, self._wizard_closed)
+
+    def action_answer(self) -> None:
+        """Open the selected agent's waiting checkpoint (or the oldest waiting one)."""
+        selected = self.selected
+        if selected is not None and self.desk.take_up(selected.name):
+            return
+        for item in self.desk.book.waiting():
+            if self.desk.take_up(item.agent):
+                return
+        self.notify("No checkpoint is waiting.")
+
+    @work(exclusive=True, group="git")
+    async def _read_git(self, project: Path) -> None:
+        self._git = await summary(project)
+        if self.query(StatusBar):  # git may answer while the TUI is closing
+            self._show_status()
+
+    # --- view helpers ------------------------------------------------------------------
+
+    def _wizard_closed(self, info: AgentInfo | None) -> None:
+        if info is not None:
+            self.agents[info.name] = info
+            agent_list = self.query_one(AgentList)
+            agent_list.upsert(info)
+            agent_list.select(info.name)
+            self.desk.refresh(info)
+            self._watch_workspaces()
+            self.notify(f"{info.name} started on {info.spec_file.name}.")
+
+    def _watch_workspaces(self) -> None:
+        self._watcher.set_folders(
+            info.workspace for info in self.agents.values() if info.status in LIVE
+        )
+
+    def _show_selected(self) -> None:
+        info = self.selected
+        self.query_one(PhaseIndicator).show(info.phase if info else None, visible=info is not None)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        info = self.selected
+        self.query_one(StatusBar).show(
+            StatusLine(
+                agent=info.name if info else "",
+                mode=labels.mode(info) if info else "",
+                project=info.project_dir.name if info else "",
+                git=self._git.describe()
+                if info and (self._git.branch or self._git.problem)
+                else "",
+                waiting=len(self.desk.book.waiting()),
+                connection=self._connection.detail,
+                connected=self._connection.connected,
+            )
+        )

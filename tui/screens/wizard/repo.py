@@ -1,0 +1,86 @@
+"""Step 1: the git repository the agent works in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DirectoryTree, Input, Static, Tree
+from textual.widgets.directory_tree import DirEntry
+
+from agent.core import git
+from tui.labels import display_path, typed_path
+from tui.screens.wizard.base import WizardStep
+from tui.widgets.folder_tree import FolderTree
+
+
+def repository_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the project, in words a person can act on; ``None`` if it can."""
+    shown = display_path(path)
+    if not path.is_dir():
+        return f"{shown} is not a folder."
+    if not (path / ".git").exists():
+        return (
+            f"{shown} is not a git repository (it has no .git folder). "
+            "Choose the top folder of a repository, or run `git init` there first."
+        )
+    if not git.is_repository_root(path):
+        return f"{shown} has a .git entry, but git does not see a repository there."
+    return None
+
+
+class RepoStep(WizardStep):
+    """A folder browser; the highlighted folder fills the path, which can also be typed."""
+
+    STEP_TITLE = "Select repository"
+    HELP = "Arrows move, Space opens a folder, Ctrl+O goes up a folder, Enter continues."
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+o", "parent", "Parent folder")]
+
+    def compose_step(self) -> ComposeResult:
+        start = self.state.repository or self.state.defaults.start_dir
+        yield Input(display_path(start), id="path")
+        yield Static("", id="hint", markup=False)
+        root = start.parent if self.state.repository is not None else start
+        yield FolderTree(root, id="tree")
+
+    def on_mount(self) -> None:
+        self._hint(typed_path(self.query_one("#path", Input).value))
+        self.query_one("#tree", FolderTree).focus()
+
+    def accept(self) -> str | None:
+        path = typed_path(self.query_one("#path", Input).value)
+        problem = repository_problem(path)
+        if problem is None:
+            self.state.repository = path
+        return problem
+
+    def action_parent(self) -> None:
+        tree = self.query_one("#tree", FolderTree)
+        current = Path(tree.path)
+        if current.parent != current:
+            tree.path = current.parent
+
+    @on(Tree.NodeHighlighted, "#tree")
+    def folder_highlighted(self, event: Tree.NodeHighlighted[DirEntry]) -> None:
+        if event.node.data is None:
+            return
+        path = event.node.data.path
+        self.query_one("#path", Input).value = display_path(path)
+        self._hint(path)
+
+    @on(DirectoryTree.DirectorySelected, "#tree")
+    def folder_selected(self, event: DirectoryTree.DirectorySelected) -> None:
+        event.stop()  # Enter continues (priority binding); this only fires on a mouse click
+
+    @on(Input.Changed, "#path")
+    def path_typed(self, event: Input.Changed) -> None:
+        self._hint(typed_path(event.value))
+        self.show_error("")
+
+    def _hint(self, path: Path) -> None:
+        """A quick look (no git call) telling a repository from a plain folder."""
+        text = "✓ git repository" if (path / ".git").exists() else "not a git repository"
+        self.query_one("#hint", Static).update(text)

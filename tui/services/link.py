@@ -1,0 +1,117 @@
+"""The TUI's line to the daemon: one subscription for watching, short connections for commands.
+
+A subscribing connection serves nothing else, so every command opens its own
+connection: a slow ``stop`` never holds up the agent list. When the
+subscription drops (the daemon stopped or crashed) the link says so, starts
+the daemon again when it may, and subscribes anew; the daemon's registry
+survives a restart and the new snapshot brings the view back in step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from common.errors import HarnessError
+from common.schemas.protocol import AgentEvent, AgentInfo
+from common.schemas.spec import AgentSpec
+
+log = logging.getLogger(__name__)
+
+#: Give up after this many restarts in a row that never brought a snapshot.
+MAX_RESTARTS = 3
+
+
+@dataclass(frozen=True)
+class Connection:
+    """The link's state, as the status bar shows it."""
+
+    connected: bool
+    detail: str = ""
+
+
+LinkFrame = list[AgentInfo] | AgentEvent | Connection
+"""A snapshot of every agent, one agent's change, or news about the connection."""
+
+
+class AgentLink(Protocol):
+    """What the TUI needs from the daemon (tests pass a fake)."""
+
+    def frames(self) -> AsyncIterator[LinkFrame]:
+        """The agent list, then changes, until cancelled or the link gives up."""
+        ...
+
+    async def start(self, spec: AgentSpec) -> AgentInfo:
+        """Start an agent for ``spec``."""
+        ...
+
+    async def stop(self, name: str) -> AgentInfo:
+        """Stop an agent; returns once its process has exited."""
+        ...
+
+    async def remove(self, name: str) -> None:
+        """Forget a finished agent."""
+        ...
+
+    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
+        """Switch auto-accept for one agent (persisted in its workspace)."""
+        ...
+
+
+class DaemonLink:
+    """:class:`AgentLink` over the daemon's Unix socket."""
+
+    def __init__(self, *, autostart: bool = True) -> None:
+        """
+        Args:
+            autostart: start the daemon again when it goes away (native mode).
+        """
+        self.autostart = autostart
+
+    async def frames(self) -> AsyncGenerator[LinkFrame, None]:
+        """Subscribe; after a lost connection, restart the daemon (if allowed) and resubscribe."""
+        restarts = 0
+        while True:
+            try:
+                async with DaemonClient.connect() as client:
+                    async for frame in client.subscribe():
+                        if isinstance(frame, list):
+                            restarts = 0
+                            yield Connection(True, f"daemon pid {client.hello.daemon_pid}")
+                        yield frame
+            except HarnessError as e:
+                log.warning("daemon subscription ended: %s", e)
+                lost = f"lost the daemon: {e}"
+                if not self.autostart:
+                    yield Connection(False, f"{lost}; start it with `harness daemon start`")
+                    return
+                if restarts >= MAX_RESTARTS:
+                    yield Connection(False, f"{lost}; gave up after {restarts} restarts")
+                    return
+                restarts += 1
+                yield Connection(False, f"{lost}; starting it again")
+                try:
+                    await lifecycle.start_daemon()
+                except HarnessError as start_error:
+                    yield Connection(False, f"cannot start the daemon: {start_error}")
+                    return
+
+    async def start(self, spec: AgentSpec) -> AgentInfo:
+        async with DaemonClient.connect() as client:
+            return await client.start(spec)
+
+    async def stop(self, name: str) -> AgentInfo:
+        async with DaemonClient.connect() as client:
+            return await client.stop(name)
+
+    async def remove(self, name: str) -> None:
+        async with DaemonClient.connect() as client:
+            await client.remove(name)
+
+    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
+        async with DaemonClient.connect() as client:
+            return await client.set_auto_accept(name, enabled)
