@@ -56,12 +56,14 @@ async def model_environment(spec: AgentSpec, log: AgentLog) -> AsyncIterator[dic
         }
 
 
-async def run_agent(files: WorkspaceFiles, log: AgentLog) -> tuple[Outcome, str]:
-    """Load the workspace and run the phase machine."""
+async def run_agent(
+    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str] | None = None
+) -> tuple[Outcome, str]:
+    """Load the workspace and run the phase machine; ``secrets`` go to the tracker alone."""
     info = load_info(files.root)
     state = read_model_or_none(files.state, AgentState) or AgentState()
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
-    tracker = make_tracker(info, files)
+    tracker = make_tracker(info, files, secrets or {}, os.environ, log=log)
     model = (
         None if info.spec.uses_local_model else info.spec.model or os.environ.get("CLAUDE_MODEL")
     )
@@ -77,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files = WorkspaceFiles(args.workspace.absolute())
     log = AgentLog()
-    take_secrets(os.environ)
+    secrets = take_secrets(os.environ)
     # The model's Bash tool and our gates find this interpreter's tools (pytest) first.
     bin_dir = str(Path(sys.executable).parent)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     cleanup_orphans(files.root)
-    outcome, reason = asyncio.run(_supervised(files, log))
+    outcome, reason = asyncio.run(_supervised(files, log, secrets))
     code = EXIT_CODES[outcome]
     log(f"agent ended: {outcome}" + (f" — {reason}" if reason else ""))
     if files.root.is_dir():
@@ -93,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-async def _supervised(files: WorkspaceFiles, log: AgentLog) -> tuple[Outcome, str]:
+async def _supervised(
+    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str]
+) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
     assert task is not None
@@ -101,7 +105,7 @@ async def _supervised(files: WorkspaceFiles, log: AgentLog) -> tuple[Outcome, st
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, task.cancel)
     try:
-        return await run_agent(files, log)
+        return await run_agent(files, log, secrets)
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"
     except HarnessError as e:

@@ -70,6 +70,7 @@ class WorkspaceFiles:
         self.info = root / ".workspace_info.json"
         self.state = root / ".agent_state.json"
         self.milestone = root / ".file_milestone.json"
+        self.gitlab_milestone = root / ".gitlab_milestone.json"
         self.checkpoint = root / ".hitl_checkpoint.json"
         self.checkpoint_log = root / ".hitl_checkpoint_log.json"
         self.checkpoint_lock = root / ".hitl_checkpoint.lock"

@@ -7,21 +7,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
+import shutil
 import sys
-from collections.abc import Callable, Coroutine
+import tempfile
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
 from agent.control import answer, follow
-from agent.control.demo import prepare_demo
+from agent.control.demo import (
+    attach_gitlab,
+    attach_local_gitlab,
+    gitlab_report,
+    local_gitlab,
+    prepare_demo,
+)
 from agent.control.specs import parse_specs
 from agent.core import checkpoints, git
 from agent.core.render import render_checkpoint
 from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.tracker.factory import TOKEN_VARIABLE
 from common.atomic import read_model_or_none
-from common.errors import HarnessError
+from common.errors import HarnessError, SpecError
 from common.paths import WorkspaceFiles, workspace_dir
 from common.schemas.agent_state import AgentState
 from common.schemas.daemon_state import AgentStatus
@@ -56,13 +67,84 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    spec = prepare_demo(args.dir, args.auto_accept)
+    gitlab = args.gitlab or args.gitlab_url is not None
+    if not gitlab and (args.faults or args.gitlab_project):
+        raise SpecError("--faults and --gitlab-project go with --gitlab")
+    if (args.gitlab_url is None) != (args.gitlab_project is None):
+        raise SpecError("--gitlab-url and --gitlab-project go together")
+    if args.faults and args.gitlab_url is not None:
+        raise SpecError("--faults works with the local GitLab only (not with --gitlab-url)")
+    if not 0.0 <= args.faults <= 1.0:
+        raise SpecError(f"--faults {args.faults} is not between 0 and 1")
+    if args.gitlab_url is not None and not os.environ.get(TOKEN_VARIABLE):
+        raise SpecError(f"--gitlab-url needs {TOKEN_VARIABLE} (a token with the api scope)")
+    spec = prepare_demo(args.dir, args.auto_accept, file_only=not gitlab)
     print(f"demo project: {spec.project_dir}")
     print(f"demo spec:    {spec.spec_file}")
+    if gitlab:
+        return await _gitlab_demo(spec, args)
     code = await start_agents([spec], wait=args.wait)
     if args.wait:
         print(_demo_summary(spec))
     return code
+
+
+async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
+    """The demo in GitLab mode, on a daemon of its own that has the token in its environment.
+
+    The command waits for the run (it serves the local GitLab meanwhile), prints what
+    GitLab holds, then stops that daemon: the user's daemon never sees the token.
+    """
+    with contextlib.ExitStack() as stack:
+        if args.gitlab_url is None:
+            server = stack.enter_context(
+                local_gitlab(spec.project_dir.parent / "gitlab", args.faults)
+            )
+            target = attach_local_gitlab(spec, server)
+            faults = f", {args.faults:.0%} of API requests faulted" if args.faults else ""
+            print(f"local GitLab: {server.url}/{target.project_path}{faults}")
+        else:
+            target = attach_gitlab(spec, args.gitlab_url, args.gitlab_project)
+            print(f"GitLab: {target.api_url} project {target.project_path}")
+        home = Path(tempfile.mkdtemp(prefix="hg", dir="/tmp"))
+        stack.callback(shutil.rmtree, home, True)
+        stack.enter_context(_environment({"HARNESS_HOME": str(home), **target.environment()}))
+        print(
+            f"this demo runs on its own daemon; answer its checkpoints with "
+            f"HARNESS_HOME={home} harness approve agent_1 (or its TUI)"
+        )
+        try:
+            code = await start_agents([spec], wait=True)
+        finally:
+            await _stop_private_daemon()
+        print(_demo_summary(spec))
+        print(await gitlab_report(spec, target))
+        return code
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+async def _stop_private_daemon() -> None:
+    """Stop the demo's agents (they would outlive their GitLab) and its daemon."""
+    if lifecycle.daemon_running() is None:
+        return
+    async with DaemonClient.connect() as client:
+        for info in await client.list_agents():
+            if info.status not in follow.FINISHED:
+                await client.stop(info.name)
+    await lifecycle.stop_daemon()
 
 
 async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
@@ -244,6 +326,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dir", type=Path, help="where to put the demo (default: a new temp dir)")
     demo.add_argument("--auto-accept", action="store_true", help="answer every checkpoint")
     demo.add_argument("--wait", action="store_true", help="return when the agent has ended")
+    demo.add_argument(
+        "--gitlab", action="store_true", help="GitLab mode against a local GitLab (implies --wait)"
+    )
+    demo.add_argument(
+        "--faults", type=float, default=0.0, metavar="RATE", help="share of faulted API requests"
+    )
+    demo.add_argument("--gitlab-url", metavar="URL", help="GitLab mode against this GitLab instead")
+    demo.add_argument("--gitlab-project", metavar="GROUP/NAME", help="the project there")
 
     add("list", cmd_list, "list agents")
     for name, command, text in (

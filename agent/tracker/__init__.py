@@ -1,1 +1,1 @@
-"""Issue trackers behind one interface: local JSON files, and (later) GitLab."""
+"""Issue trackers behind one interface: local JSON files, and GitLab."""

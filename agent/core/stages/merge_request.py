@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from agent.core import git, prompts
 from agent.core.gates import run_tests
 from agent.core.orchestrator import Run
+from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -20,6 +23,7 @@ from common.schemas.gates import TestRun
 from common.schemas.issues import TrackedIssue
 
 VERIFY_ATTEMPTS = 3
+VERIFY_PAUSE_S = 1.0
 
 
 async def mr_phase_transition(run: Run) -> None:
@@ -67,7 +71,8 @@ async def mr_phase_transition(run: Run) -> None:
     if not decision.approved:
         raise run.pause(checkpoint)
     if spec.skip_mr_creation:
-        run.move(Phase.DONE, f"skip_mr_creation: changes stay on {run.info.feature_branch}")
+        where = await _publish(run) or "stay"
+        run.move(Phase.DONE, f"skip_mr_creation: changes {where} on {run.info.feature_branch}")
     else:
         run.move(Phase.MR_REVIEW)
 
@@ -135,14 +140,27 @@ async def mr_create(run: Run) -> None:
     title, description = run.state.mr_title, run.state.mr_description
     assert title is not None and description is not None
     source = run.info.feature_branch
+    await _publish(run)
     record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
-    for _attempt in range(VERIFY_ATTEMPTS):
+    for attempt in range(VERIFY_ATTEMPTS):
         found = await run.tracker.find_merge_request(source)
         if found is not None and found.iid == record.iid:
             where = found.web_url or f"{run.tracker.kind} tracker"
             run.move(Phase.DONE, f"merge request !{found.iid} created ({where})")
             return
+        await asyncio.sleep(VERIFY_PAUSE_S * (attempt + 1))
     raise TrackerError(f"merge request for {source} was not found after creating it")
+
+
+async def _publish(run: Run) -> str | None:
+    """Push the feature branch where the tracker publishes (GitLab); ``None`` when it does not."""
+    tracker = run.tracker
+    if not isinstance(tracker, BranchPublisher):
+        return None
+    branch = run.info.feature_branch
+    commit = await tracker.push_branch(branch)
+    run.log(f"pushed {branch} ({commit[:12]}) to origin")
+    return "pushed"
 
 
 def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
@@ -156,8 +174,12 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     project = spec.project_dir
     commit_lines = git.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
     regression = "off (skip_regression)" if spec.skip_regression else "after every issue"
+    changes = ""
+    if "## Changes" not in summary:
+        stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
+        changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
     return (
-        f"{summary.strip()}\n\n## Verification\n"
+        f"{summary.strip()}\n\n{changes}## Verification\n"
         f"- Test suite (run by the harness on the final branch): {tests}\n"
         f"- Regression checks: {regression}\n"
         f"- Every issue passed the gates and was approved at issue_closure\n\n"

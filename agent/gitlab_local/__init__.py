@@ -1,0 +1,1 @@
+"""A local GitLab (REST v4 for the endpoints the harness uses, and git smart HTTP) with faults."""

@@ -1,0 +1,84 @@
+"""The project's endpoints the tracker uses, as blocking calls that return plain dicts.
+
+Each method is one python-gitlab operation (a list follows GitLab's pagination to
+the end); the tracker runs them through :class:`~agent.tracker.gitlab.calls.Calls`,
+in a worker thread, never directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.tracker.gitlab.client import Client
+from agent.tracker.gitlab.records import Attrs, Inventory, user_notes
+
+
+class ProjectApi:
+    """One GitLab project, by numeric id."""
+
+    def __init__(self, client: Client, project_id: int) -> None:
+        self.project = client.gl.projects.get(project_id, lazy=True)
+
+    def find_milestone(self, title: str) -> Attrs | None:
+        for milestone in self.project.milestones.list(title=title, get_all=True):
+            if milestone.title == title:
+                return _attrs(milestone)
+        return None
+
+    def create_milestone(self, title: str, description: str) -> Attrs:
+        data = {"title": title, "description": description}
+        return _attrs(self.project.milestones.create(data))
+
+    def milestone_issues(self, milestone: str) -> list[Attrs]:
+        issues = self.project.issues.list(
+            milestone=milestone, state="all", get_all=True, order_by="created_at", sort="asc"
+        )
+        return [_attrs(issue) for issue in issues]
+
+    def issue(self, iid: int) -> Attrs:
+        return _attrs(self.project.issues.get(iid))
+
+    def create_issue(self, data: Attrs) -> Attrs:
+        return _attrs(self.project.issues.create(data))
+
+    def update_issue(self, iid: int, data: Attrs) -> Attrs:
+        return dict(self.project.issues.update(iid, data))
+
+    def notes(self, iid: int) -> list[Attrs]:
+        notes = self.project.issues.get(iid, lazy=True).notes
+        return [
+            _attrs(note) for note in notes.list(get_all=True, sort="asc", order_by="created_at")
+        ]
+
+    def create_note(self, iid: int, body: str) -> Attrs:
+        return _attrs(self.project.issues.get(iid, lazy=True).notes.create({"body": body}))
+
+    def open_merge_request(self, source_branch: str) -> Attrs | None:
+        found = self.project.mergerequests.list(
+            source_branch=source_branch, state="opened", get_all=True
+        )
+        return _attrs(found[0]) if found else None
+
+    def create_merge_request(self, data: Attrs) -> Attrs:
+        return _attrs(self.project.mergerequests.create(data))
+
+    def branch(self, name: str) -> Attrs:
+        return _attrs(self.project.branches.get(name))
+
+    def inventory(self) -> Inventory:
+        issues = []
+        for issue in self.project.issues.list(get_all=True, state="all", sort="asc"):
+            raw = [_attrs(note) for note in issue.notes.list(get_all=True, sort="asc")]
+            issues.append((_attrs(issue), user_notes(raw)))
+        return Inventory(
+            milestones=[_attrs(m) for m in self.project.milestones.list(get_all=True)],
+            issues=issues,
+            labels=[label.name for label in self.project.labels.list(get_all=True)],
+            merge_requests=[_attrs(m) for m in self.project.mergerequests.list(get_all=True)],
+            branches=[(b.name, b.commit["id"]) for b in self.project.branches.list(get_all=True)],
+        )
+
+
+def _attrs(item: Any) -> Attrs:
+    found: Attrs = item.asdict()
+    return found

@@ -1,0 +1,440 @@
+"""The GitLab tracker: the :class:`~agent.tracker.base.IssueTracker` of GitLab mode."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Literal
+
+from agent.core import git
+from agent.tracker.base import NoteKind
+from agent.tracker.gitlab.calls import Calls, Log
+from agent.tracker.gitlab.client import Client
+from agent.tracker.gitlab.project import ProjectApi
+from agent.tracker.gitlab.records import (
+    Attrs,
+    GitLabSettings,
+    Inventory,
+    find_issue,
+    issue_key,
+    merge_request,
+    note_key,
+    split_marker,
+    tracked,
+    user_notes,
+    with_marker,
+)
+from agent.tracker.push import git_push
+from agent.tracker.retry import GitLabApiError, RetryPolicy
+from common.atomic import read_model_or_none, write_model
+from common.errors import GitError, StateFileError, TrackerError
+from common.schemas.base import utc_now
+from common.schemas.gitlab_milestone import GitLabApiStats, GitLabMilestone
+from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
+
+DEVELOPER_ACCESS = 30
+VERIFY_POLICY = RetryPolicy(attempts=3, base_delay=0.5, max_delay=2.0, max_retry_after=10.0)
+PUSH_ATTEMPTS = 3
+#: git push failures another attempt will not fix.
+_LASTING_PUSH_ERRORS = ("Authentication failed", "not allowed", "403", "rejected", "denied")
+
+
+class GitLabTracker:
+    """Milestone, issues, notes and merge request of one spec in one GitLab project;
+    it also publishes the feature branch (:class:`~agent.tracker.push.BranchPublisher`)."""
+
+    kind: Literal["file", "gitlab"] = "gitlab"
+
+    def __init__(
+        self,
+        settings: GitLabSettings,
+        mirror: Path,
+        *,
+        log: Log | None = None,
+        policy: RetryPolicy | None = None,
+        verify_policy: RetryPolicy = VERIFY_POLICY,
+    ) -> None:
+        self.settings = settings
+        self.mirror = mirror
+        self.policy = policy or RetryPolicy()
+        self.verify_policy = verify_policy
+        self._log = log or (lambda _text: None)
+        self._calls_: Calls | None = None
+        self._project: ProjectApi | None = None
+        self._project_id: int | None = None
+        self._milestone: Attrs | None = None
+        self._issues: dict[int, TrackedIssue] = {}
+        self._notes: dict[int, tuple[int, list[IssueNote]]] = {}
+        self._mr: MergeRequestRecord | None = None
+        self._pushed: tuple[str, str] | None = None
+        self.stats = GitLabApiStats()
+        self._load_mirror()
+
+    # --- the interface ------------------------------------------------------------------
+
+    async def verify(self) -> list[str]:
+        """Token, project, scopes and role, with GETs only: nothing is created here."""
+        settings, calls = self.settings, self._calls()
+        client = calls.client
+        user = await calls.get("check the token", client.current_user, verify=True)
+        try:
+            project = await calls.get(
+                f"read project {settings.project_path}",
+                lambda: client.project(settings.project_path),
+                verify=True,
+            )
+        except GitLabApiError as e:
+            if e.kind != "not_found":
+                raise
+            raise TrackerError(
+                f"GitLab project {settings.project_path} not found at {settings.api_url} (404): "
+                "check the origin remote and that the token's user is a member"
+            ) from e
+        self._project_id = int(project["id"])
+        try:
+            token = await calls.get("read the token's scopes", client.token_self, verify=True)
+        except GitLabApiError as e:
+            if e.kind not in ("not_found", "forbidden"):
+                raise
+            token = {}  # an older GitLab, or another kind of token: writes will tell
+        scopes = token.get("scopes")
+        if isinstance(scopes, list) and "api" not in scopes:
+            raise TrackerError(
+                f"the token lacks the api scope (it has {', '.join(scopes) or 'none'}): "
+                "GitLab mode creates milestones, issues and merge requests"
+            )
+        name = str(user.get("username", "?"))
+        permissions = project.get("permissions")
+        if isinstance(permissions, dict) and _access_level(permissions) < DEVELOPER_ACCESS:
+            raise TrackerError(
+                f"{name} is not a Developer (or higher) in {settings.project_path}: "
+                "pushing the branch and creating the merge request need that role"
+            )
+        warnings = list(settings.warnings)
+        if not await self._branch_exists(settings.target_branch):
+            warnings.append(
+                f"target branch {settings.target_branch} is not on GitLab "
+                f"({settings.project_path}); push it before the merge request stage"
+            )
+        self._log(f"GitLab: {name} on {settings.project_path} ({settings.api_url})")
+        return warnings
+
+    async def ensure_milestone(self, title: str, description: str) -> None:
+        found = await self._find_milestone(title)
+        if found is None:
+            api = await self._api()
+            found = await self._calls().create(
+                "create the milestone",
+                lambda: api.create_milestone(title, description),
+                lambda: api.find_milestone(title),
+                duplicate="already being used",
+            )
+        self._milestone = found
+        self._save_mirror()
+
+    async def create_issues(self, drafts: list[IssueDraft]) -> list[TrackedIssue]:
+        milestone = await self._require_milestone()
+        existing = await self._milestone_issues()
+        result: list[TrackedIssue] = []
+        for draft in drafts:
+            key = issue_key(milestone["title"], draft.title)
+            attrs = find_issue(existing, key, draft.title)
+            if attrs is None:
+                attrs = await self._create_issue(draft, key, int(milestone["id"]))
+                existing.append(attrs)
+            result.append(self._remember(tracked(attrs, await self._notes_of(attrs))))
+        self._save_mirror()
+        return result
+
+    async def list_issues(self) -> list[TrackedIssue]:
+        issues = []
+        for attrs in await self._milestone_issues():
+            issues.append(self._remember(tracked(attrs, await self._notes_of(attrs))))
+        self._save_mirror()
+        return sorted(issues, key=lambda issue: issue.iid)
+
+    async def get_issue(self, iid: int) -> TrackedIssue:
+        attrs = await self._issue(iid)
+        issue = self._remember(tracked(attrs, await self._notes_of(attrs)))
+        self._save_mirror()
+        return issue
+
+    async def update_issue(
+        self,
+        iid: int,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        add_labels: tuple[str, ...] = (),
+        remove_labels: tuple[str, ...] = (),
+    ) -> TrackedIssue:
+        data: Attrs = {}
+        if title is not None:
+            data["title"] = title
+        if description is not None:  # the new text keeps the issue's marker
+            _, key = split_marker((await self._issue(iid)).get("description") or "")
+            data["description"] = with_marker(description, key) if key else description
+        if add_labels:
+            data["add_labels"] = ",".join(add_labels)
+        if remove_labels:
+            data["remove_labels"] = ",".join(remove_labels)
+        return await self._put_issue(iid, data, "update")
+
+    async def add_note(self, iid: int, kind: NoteKind, body: str) -> IssueNote:
+        """Comment on an issue; the same note (kind and text) on the same issue is made once."""
+        key = note_key(iid, kind, body)
+        api = await self._api()
+
+        def find() -> Attrs | None:
+            notes = api.notes(iid)
+            return next((n for n in notes if split_marker(n.get("body") or "")[1] == key), None)
+
+        calls = self._calls()
+        attrs = await calls.get(f"read the notes of issue #{iid}", find)
+        if attrs is None:
+            attrs = await calls.create(
+                f"comment on issue #{iid}",
+                lambda: api.create_note(iid, with_marker(body, key)),
+                find,
+            )
+        self._notes.pop(iid, None)
+        note = user_notes([attrs])[0]
+        if iid in self._issues:
+            cached = self._issues[iid]
+            self._issues[iid] = cached.model_copy(update={"notes": [*cached.notes, note]})
+            self._save_mirror()
+        return note
+
+    async def close_issue(self, iid: int) -> TrackedIssue:
+        attrs = await self._issue(iid)
+        if attrs.get("state") == "closed":
+            return self._remember(tracked(attrs, await self._notes_of(attrs)))
+        data = {"state_event": "close", "remove_labels": "in-progress"}
+        return await self._put_issue(iid, data, "close")
+
+    async def create_merge_request(
+        self, title: str, description: str, source_branch: str, target_branch: str
+    ) -> MergeRequestRecord:
+        if source_branch == target_branch:
+            raise TrackerError(f"the merge request's source and target are both {source_branch}")
+        found = await self.find_merge_request(source_branch)
+        if found is None:
+            api = await self._api()
+            data = {
+                "title": title,
+                "description": description,
+                "source_branch": source_branch,
+                "target_branch": target_branch,
+                "remove_source_branch": False,
+            }
+            attrs = await self._calls().create(
+                f"create the merge request {source_branch} → {target_branch}",
+                lambda: api.create_merge_request(data),
+                lambda: api.open_merge_request(source_branch),
+                duplicate="already exists",
+            )
+            found = merge_request(attrs)
+        self._mr = found
+        self._save_mirror()
+        return found
+
+    async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
+        api = await self._api()
+        attrs = await self._calls().get(
+            f"look for the merge request of {source_branch}",
+            lambda: api.open_merge_request(source_branch),
+        )
+        self._save_mirror()
+        return merge_request(attrs) if attrs is not None else None
+
+    async def push_branch(self, branch: str) -> str:
+        """Push ``branch`` to ``origin`` and check that GitLab has that commit; never the target.
+
+        Raises:
+            TrackerError: asked to push the target branch, or GitLab does not show the push.
+            GitError: git push failed (after retries for failures that may pass).
+        """
+        settings = self.settings
+        if branch == settings.target_branch:
+            raise TrackerError(f"refusing to push the target branch {branch}")
+        for attempt in range(1, PUSH_ATTEMPTS + 1):
+            try:
+                await asyncio.to_thread(
+                    git_push, settings.project_dir, branch, settings.token, settings.remote
+                )
+                break
+            except GitError as e:
+                if attempt == PUSH_ATTEMPTS or any(s in str(e) for s in _LASTING_PUSH_ERRORS):
+                    raise
+                self._log(f"{e}; pushing again ({attempt + 1}/{PUSH_ATTEMPTS})")
+                await asyncio.sleep(self.policy.base_delay * 2**attempt)
+        local = git.git(settings.project_dir, "rev-parse", f"refs/heads/{branch}")
+        api = await self._api()
+        remote = await self._calls().get(f"read branch {branch}", lambda: api.branch(branch))
+        pushed = str((remote.get("commit") or {}).get("id", ""))
+        if pushed != local:
+            raise TrackerError(
+                f"GitLab shows {branch} at {pushed[:12] or 'nothing'}, not the pushed {local[:12]}"
+            )
+        self._pushed = (branch, pushed)
+        self._save_mirror()
+        return pushed
+
+    async def inventory(self) -> Inventory:
+        """Everything in the project the harness deals with (for the demo's report)."""
+        api = await self._api()
+        return await self._calls().get("read the project's contents", api.inventory)
+
+    # --- GitLab -------------------------------------------------------------------------
+
+    def _calls(self) -> Calls:
+        if self.settings.problem:
+            raise TrackerError(self.settings.problem)
+        if self._calls_ is None:
+            self._calls_ = Calls(
+                Client(self.settings), self.policy, self.verify_policy, self.stats, self._log
+            )
+        return self._calls_
+
+    async def _api(self) -> ProjectApi:
+        """The project's endpoints (its id read once per process, when verify did not)."""
+        calls = self._calls()
+        if self._project_id is None:
+            path = self.settings.project_path
+            project = await calls.get(f"read project {path}", lambda: calls.client.project(path))
+            self._project_id = int(project["id"])
+        if self._project is None:
+            self._project = ProjectApi(calls.client, self._project_id)
+        return self._project
+
+    async def _branch_exists(self, branch: str) -> bool:
+        api = await self._api()
+        try:
+            await self._calls().get(
+                f"read branch {branch}", lambda: api.branch(branch), verify=True
+            )
+        except GitLabApiError as e:
+            if e.kind == "not_found":
+                return False
+            raise
+        return True
+
+    async def _find_milestone(self, title: str) -> Attrs | None:
+        api = await self._api()
+        return await self._calls().get(
+            f"look for milestone {title!r}", lambda: api.find_milestone(title)
+        )
+
+    async def _require_milestone(self) -> Attrs:
+        if self._milestone is None:
+            title = self.settings.milestone_title
+            self._milestone = await self._find_milestone(title)
+            if self._milestone is None:
+                raise TrackerError(
+                    f"milestone {title!r} does not exist in {self.settings.project_path}"
+                )
+        return self._milestone
+
+    async def _milestone_issues(self) -> list[Attrs]:
+        title = (await self._require_milestone())["title"]
+        api = await self._api()
+        return await self._calls().get(
+            f"list the issues of milestone {title!r}", lambda: api.milestone_issues(title)
+        )
+
+    async def _create_issue(self, draft: IssueDraft, key: str, milestone_id: int) -> Attrs:
+        api = await self._api()
+        data = {
+            "title": draft.title,
+            "description": with_marker(draft.description(), key),
+            "milestone_id": milestone_id,
+        }
+        title = self.settings.milestone_title
+        return await self._calls().create(
+            f"create issue {draft.title!r}",
+            lambda: api.create_issue(data),
+            lambda: find_issue(api.milestone_issues(title), key, None),
+        )
+
+    async def _issue(self, iid: int) -> Attrs:
+        api = await self._api()
+        try:
+            return await self._calls().get(f"read issue #{iid}", lambda: api.issue(iid))
+        except GitLabApiError as e:
+            if e.kind != "not_found":
+                raise
+            path = self.settings.project_path
+            raise TrackerError(f"issue #{iid} does not exist in {path}") from e
+
+    async def _put_issue(self, iid: int, data: Attrs, verb: str) -> TrackedIssue:
+        api = await self._api()
+        attrs = await self._calls().get(f"{verb} issue #{iid}", lambda: api.update_issue(iid, data))
+        issue = self._remember(tracked(attrs, await self._notes_of(attrs)))
+        self._save_mirror()
+        return issue
+
+    async def _notes_of(self, attrs: Attrs) -> list[IssueNote]:
+        """The issue's notes; read again only when GitLab's count of them changed."""
+        iid, count = int(attrs["iid"]), int(attrs.get("user_notes_count") or 0)
+        if count == 0:
+            return []
+        cached = self._notes.get(iid)
+        if cached is not None and cached[0] == count:
+            return cached[1]
+        api = await self._api()
+        raw = await self._calls().get(f"read the notes of issue #{iid}", lambda: api.notes(iid))
+        notes = user_notes(raw)
+        self._notes[iid] = (count, notes)
+        return notes
+
+    # --- the mirror ---------------------------------------------------------------------
+
+    def _remember(self, issue: TrackedIssue) -> TrackedIssue:
+        self._issues[issue.iid] = issue
+        return issue
+
+    def _load_mirror(self) -> None:
+        try:
+            mirror = read_model_or_none(self.mirror, GitLabMilestone)
+        except StateFileError as e:
+            self._log(f"{e}; it is written again from GitLab")
+            return
+        if mirror is not None and mirror.project_path == self.settings.project_path:
+            self.stats = mirror.stats
+            self._issues = {issue.iid: issue for issue in mirror.issues}
+            self._mr = mirror.merge_request
+            if mirror.pushed_branch and mirror.pushed_commit:
+                self._pushed = (mirror.pushed_branch, mirror.pushed_commit)
+
+    def _save_mirror(self) -> None:
+        milestone = self._milestone
+        if milestone is None or self._project_id is None:
+            return
+        write_model(
+            self.mirror,
+            GitLabMilestone(
+                api_url=self.settings.api_url,
+                project_path=self.settings.project_path,
+                project_id=self._project_id,
+                milestone_id=int(milestone["id"]),
+                title=milestone["title"],
+                description=milestone.get("description") or "",
+                state="closed" if milestone.get("state") == "closed" else "active",
+                web_url=milestone.get("web_url"),
+                issues=sorted(self._issues.values(), key=lambda issue: issue.iid),
+                merge_request=self._mr,
+                pushed_branch=self._pushed[0] if self._pushed else None,
+                pushed_commit=self._pushed[1] if self._pushed else None,
+                stats=self.stats,
+                updated_at=utc_now(),
+            ),
+        )
+
+
+def _access_level(permissions: dict[str, object]) -> int:
+    levels = [0]
+    for scope in ("project_access", "group_access"):
+        access = permissions.get(scope)
+        if isinstance(access, dict):
+            levels.append(int(access.get("access_level") or 0))
+    return max(levels)

@@ -1,0 +1,237 @@
+"""The demo in GitLab mode, through the real agent, against the local GitLab (with faults)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.control.demo import GitLabTarget, attach_local_gitlab, prepare_demo
+from agent.core.workspace import prepare_workspace
+from agent.gitlab_local.faults import FaultPlan
+from agent.gitlab_local.server import LocalGitLab
+from agent.tracker.gitlab import split_marker
+from common.atomic import read_model
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.exit_status import AgentExit
+from common.schemas.gitlab_milestone import GitLabMilestone
+from common.schemas.spec import AgentSpec
+
+from .conftest import git
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+BRANCH = "feature/textkit-helpers"
+#: The agent's timeout and the time a ``timeout`` fault hangs, in seconds.
+AGENT_TIMEOUT, HANG = 0.5, 1.0
+
+
+@pytest.fixture
+def root() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="e2g", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def server(root: Path, request: pytest.FixtureRequest) -> Iterator[LocalGitLab]:
+    rate = float(getattr(request, "param", 0.0))
+    plan = FaultPlan(rate=rate, seed=11, hang=HANG, retry_after=1)
+    with LocalGitLab(root / "gitlab", faults=plan) as local:
+        yield local
+
+
+def start_demo(
+    root: Path, server: LocalGitLab, **spec_changes: object
+) -> tuple[AgentSpec, WorkspaceFiles, GitLabTarget]:
+    spec = prepare_demo(root / "demo", auto_accept=True, file_only=False)
+    spec = spec.model_copy(update=spec_changes)
+    target = attach_local_gitlab(spec, server)
+    return spec, WorkspaceFiles(prepare_workspace(spec)), target
+
+
+def run_agent(files: WorkspaceFiles, target: GitLabTarget, timeout: float = 150.0) -> int:
+    """``python -m agent.cli`` as the daemon starts it, GitLab settings in its environment."""
+    env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
+    with (files.logs / "e2e.log").open("ab") as log:
+        agent = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            timeout=timeout,
+            check=False,
+        )
+    return agent.returncode
+
+
+def log_tail(files: WorkspaceFiles) -> str:
+    return (files.logs / "e2e.log").read_text(errors="replace")[-5000:]
+
+
+def token_found_in(token: str, *roots: Path) -> list[Path]:
+    """Every file under ``roots`` (git objects decompressed by reading them whole) holding it."""
+    needle = token.encode()
+    hits = [
+        p for root in roots for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()
+    ]
+    for root in roots:
+        for git_dir in [root, *root.rglob("*.git"), *root.rglob(".git")]:
+            if (git_dir / "objects").is_dir() or (git_dir / "HEAD").is_file():
+                dump = subprocess.run(
+                    ["git", "--git-dir", str(git_dir), "log", "--all", "-p", "--format=%B"],
+                    capture_output=True,
+                    check=False,
+                ).stdout
+                if needle in dump:
+                    hits.append(git_dir)
+    return hits
+
+
+def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: WorkspaceFiles) -> None:
+    store = server.store
+    assert [(m.title, m.state) for m in store.milestones] == [("textkit-helpers", "active")]
+    issues = sorted(store.issues, key=lambda issue: issue.iid)
+    assert [(i.iid, i.state) for i in issues] == [(1, "closed"), (2, "closed"), (3, "closed")]
+    assert [i.labels for i in issues] == [
+        [],
+        ["enriched", "complexity-low", "time-estimate-1h"],
+        [],
+    ]
+    kinds = {
+        i.iid: [
+            (split_marker(n.body)[1] or "?").split("-")[1]
+            for n in store.notes
+            if n.issue_iid == i.iid and not n.system
+        ]
+        for i in issues
+    }
+    assert kinds == {1: ["closure"], 2: ["research", "dependencies", "closure"], 3: ["closure"]}
+    project = store.projects[0]
+    local_head = git(spec.project_dir, "rev-parse", BRANCH)
+    assert git(project.repo, "rev-parse", f"refs/heads/{BRANCH}") == local_head
+    assert git(project.repo, "rev-list", "--count", "main") == "1"
+    assert git(project.repo, "rev-parse", "main") == git(spec.project_dir, "rev-parse", "main")
+    assert read_model(files.state, AgentState).phase is Phase.DONE
+
+
+@pytest.mark.parametrize("server", [0.3], indirect=True)
+async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everything(
+    root: Path, server: LocalGitLab
+) -> None:
+    spec, files, target = start_demo(root, server)
+    for path in (r"/milestones$", r"/issues$", r"/notes$", r"/merge_requests$"):
+        server.faults.script("POST", path, "drop")  # each kind of creation loses an answer
+    assert run_agent(files, target) == 0, log_tail(files)
+
+    assert_the_demo_state(server, spec, files)
+    store = server.store
+    assert len(store.merge_requests) == 1
+    mr = store.merge_requests[0]
+    assert (mr.source_branch, mr.target_branch, mr.state) == (BRANCH, "main", "opened")
+    assert "## Verification" in mr.description and "## Agent Evidence" in mr.description
+
+    faults = server.faults
+    assert set(faults.injected) == {"429", "500", "timeout", "drop"}
+    stats = read_model(files.gitlab_milestone, GitLabMilestone).stats
+    assert stats.retries == sum(faults.injected.values())
+    assert stats.recovered >= 4
+    print(f"\n{faults.summary()}; agent: {stats}")  # the figures, with pytest -s
+    assert (
+        token_found_in(target.token, spec.project_dir, root / "gitlab", Path(os.environ["HOME"]))
+        == []
+    )
+
+
+async def test_skip_mr_creation_pushes_the_branch_and_stops(
+    root: Path, server: LocalGitLab
+) -> None:
+    spec, files, target = start_demo(root, server, skip_mr_creation=True)
+    assert run_agent(files, target) == 0, log_tail(files)
+    assert_the_demo_state(server, spec, files)
+    assert server.store.merge_requests == []
+    state = read_model(files.state, AgentState)
+    assert state.history[-1].reason == f"skip_mr_creation: changes pushed on {BRANCH}"
+    assert token_found_in(target.token, spec.project_dir, root / "gitlab") == []
+
+
+@pytest.mark.parametrize("problem", ["401", "403", "404", "unreachable"])
+async def test_access_problems_fail_at_project_verification_with_nothing_created(
+    root: Path, server: LocalGitLab, problem: str
+) -> None:
+    spec, files, target = start_demo(root, server)
+    if problem == "401":
+        target.token = "glpat-revoked"
+        expected = "GitLab rejected the token (401 Unauthorized)"
+    elif problem == "403":
+        target.token = server.store.add_token(server.store.users[0], ("read_api",)).value
+        expected = "the token lacks the api scope (it has read_api)"
+    elif problem == "404":
+        git(spec.project_dir, "remote", "set-url", "origin", f"{server.url}/demo/gone.git")
+        expected = "GitLab project demo/gone not found at"
+    else:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            target.api_url = f"http://127.0.0.1:{probe.getsockname()[1]}/api/v4"
+        expected = f"cannot reach GitLab at {target.api_url} (connection refused)"
+    assert run_agent(files, target) == 1
+    ended = read_model(files.exit_status, AgentExit)
+    assert ended.reason.startswith(expected) and "\n" not in ended.reason, ended.reason
+    state = read_model(files.state, AgentState)
+    assert (state.phase, state.history[-1].from_phase) == (Phase.FAILED, Phase.PROJECT_VERIFICATION)
+    store = server.store
+    assert (store.milestones, store.issues, store.notes, store.merge_requests) == ([], [], [], [])
+
+
+def test_harness_demo_gitlab_reports_what_the_server_holds(root: Path) -> None:
+    demo = root / "cli"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent.control",
+            "demo",
+            "--gitlab",
+            "--auto-accept",
+            "--dir",
+            str(demo),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    report = done.stdout[done.stdout.index("holds:") :]
+    for expected in (
+        "milestones: textkit-helpers (active)",
+        "issues: 3 (3 closed, 0 open)",
+        "[labels: complexity-low, enriched, time-estimate-1h] "
+        "[notes: research, dependencies, closure]",
+        "merge requests: 1",
+        f"!1 opened {BRANCH} → main",
+        "with ## Verification",
+        f"branches: {BRANCH}",
+        "duplicates: 0",
+        "0 faulted",
+    ):
+        assert expected in report, report
+    home = done.stdout.split("HARNESS_HOME=")[1].split()[0]
+    assert not Path(home).exists()  # the demo's own daemon is gone, and its folder with it
+    bare = demo / "gitlab" / "demo" / "textkit.git"
+    assert git(bare, "rev-parse", f"refs/heads/{BRANCH}") == git(
+        demo / "textkit", "rev-parse", BRANCH
+    )
