@@ -3,6 +3,10 @@
 Started by the daemon in its own process session, with stdout and stderr going
 to the agent's log file. It writes its exit status to the workspace before it
 ends, so that a daemon restarted later can tell how it finished.
+
+The daemon hands it the GitLab token through a pipe (``--secrets-fd N``); started
+by hand with the token in its environment, it execs itself again without it
+(see :mod:`common.secrets`), so the model cannot read it in ``/proc/PID/environ``.
 """
 
 from __future__ import annotations
@@ -23,21 +27,15 @@ from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.tracker.factory import make_tracker
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
-from common.errors import HarnessError
+from common.errors import HarnessError, SecretsError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
+from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
 
-#: Tokens the model must never see: the SDK hands the CLI our whole environment.
-SECRET_VARIABLES = ("GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN")
 DEMO_PLAYBOOK = Path(__file__).resolve().parents[1] / "demo" / "playbook.json"
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
-
-
-def take_secrets(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
-    """Remove the secrets from ``environ`` and return them for the tracker alone."""
-    return {name: environ.pop(name) for name in SECRET_VARIABLES if name in environ}
 
 
 @contextlib.asynccontextmanager
@@ -76,15 +74,24 @@ async def run_agent(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agent.cli", description=__doc__)
     parser.add_argument("--workspace", required=True, type=Path, help="the agent's workspace")
+    add_secrets_fd_option(parser)
     args = parser.parse_args(argv)
     files = WorkspaceFiles(args.workspace.absolute())
     log = AgentLog()
-    secrets = take_secrets(os.environ)
+    try:
+        secrets = collect_secrets(args.secrets_fds, os.environ)  # for the tracker alone
+    except SecretsError as e:
+        return _ended(files, log, "failed", str(e))
     # The model's Bash tool and our gates find this interpreter's tools (pytest) first.
     bin_dir = str(Path(sys.executable).parent)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     cleanup_orphans(files.root)
     outcome, reason = asyncio.run(_supervised(files, log, secrets))
+    return _ended(files, log, outcome, reason)
+
+
+def _ended(files: WorkspaceFiles, log: AgentLog, outcome: Outcome, reason: str) -> int:
+    """Log the end, write the exit status for the daemon and return the exit code."""
     code = EXIT_CODES[outcome]
     log(f"agent ended: {outcome}" + (f" — {reason}" if reason else ""))
     if files.root.is_dir():
@@ -113,4 +120,5 @@ async def _supervised(
 
 
 if __name__ == "__main__":
+    reexec_without_secrets()  # first: /proc/PID/environ must not keep the token
     sys.exit(main())

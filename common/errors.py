@@ -64,3 +64,7 @@ class GitError(HarnessError):
 
 class SessionError(HarnessError):
     """A Claude session could not start or ended in an error."""
+
+
+class SecretsError(HarnessError):
+    """Secrets could not be handed to a process through its pipe."""

@@ -85,7 +85,7 @@ class GitLabTarget:
     """The local GitLab, when the demo runs against it."""
 
     def environment(self) -> dict[str, str]:
-        """What the agent's environment needs (the agent takes the token out at once)."""
+        """What the demo's daemon is started with (it re-execs without the token at once)."""
         env = {TOKEN_VARIABLE: self.token, "GITLAB_API_URL": self.api_url}
         if self.server is not None:
             env["GITLAB_TIMEOUT"] = str(LOCAL_TIMEOUT_S)

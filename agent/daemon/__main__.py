@@ -3,6 +3,11 @@
 It does not fork: ``agent.daemon.lifecycle.start_daemon`` starts it detached.
 It logs to ``HARNESS_HOME/daemon.log`` (with ``--foreground`` also to stderr).
 A daemon that cannot start prints one line on stderr and exits with status 1.
+
+Secrets (the GitLab token) come through a pipe (``--secrets-fd N``, as
+``start_daemon`` passes them) and stay in memory: a daemon started with one in its
+environment first execs itself again without it, so that ``/proc/PID/environ``
+never shows it to the commands the model runs (see :mod:`common.secrets`).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -21,6 +27,7 @@ from agent.daemon.server import DaemonServer
 from agent.daemon.supervisor import AgentCommand, Supervisor, default_agent_command
 from common.errors import HarnessError
 from common.paths import daemon_log_path, harness_home
+from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
 
 WORKSPACE_PLACEHOLDER = "{workspace}"
 
@@ -30,9 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     home = harness_home()
     try:
+        secrets = collect_secrets(args.secrets_fds, os.environ)
         ensure_home(home)
         _configure_logging(home, echo=args.foreground)
-        supervisor = Supervisor(home, _agent_command(args.agent_command))
+        supervisor = Supervisor(home, _agent_command(args.agent_command), secrets=secrets)
         asyncio.run(_serve(DaemonServer(supervisor, home)))
     except HarnessError as e:
         return _fail(str(e))
@@ -96,8 +104,10 @@ def _parser() -> argparse.ArgumentParser:
             "(default: python -m agent.cli --workspace {workspace})"
         ),
     )
+    add_secrets_fd_option(parser)
     return parser
 
 
 if __name__ == "__main__":
+    reexec_without_secrets()  # before anything else: /proc/PID/environ must not keep a token
     sys.exit(main())

@@ -23,6 +23,7 @@ from agent.daemon.procs import is_alive
 from common.errors import DaemonError
 from common.paths import daemon_log_path, harness_home
 from common.schemas.daemon_state import DaemonStatusFile
+from common.secrets import secrets_in, start_with_secrets, without_secrets
 
 #: How long a connect to the status file's socket may take before it counts as dead.
 CONNECT_TIMEOUT = 1.0
@@ -61,6 +62,7 @@ async def start_daemon(
 
     Raises:
         DaemonError: the daemon exited or did not answer in time.
+        SecretsError: the secrets in our environment are too large to hand over.
     """
     home = ensure_home(home or harness_home())
     checked_socket_path(home)
@@ -104,15 +106,27 @@ async def stop_daemon(home: Path | None = None, *, wait_seconds: float = 10.0) -
 def _spawn_daemon(
     home: Path, daemon_args: Sequence[str], log_path: Path
 ) -> subprocess.Popen[bytes]:
-    """``python -m agent.daemon`` in its own session, its output appended to the log."""
+    """``python -m agent.daemon`` in its own session, its output appended to the log.
+
+    Secrets in our environment reach it through a pipe, never its environment.
+
+    Raises:
+        SecretsError: the secrets are too large for the pipe (nothing started).
+    """
+    env = {**without_secrets(os.environ), "HARNESS_HOME": str(home)}
     with log_path.open("ab") as log:
-        return subprocess.Popen(
+        return start_with_secrets(
+            lambda argv, fds: subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=env,
+                pass_fds=fds,
+            ),
             [sys.executable, "-m", "agent.daemon", *daemon_args],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, "HARNESS_HOME": str(home)},
+            secrets_in(os.environ),
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 _DEAD_STATES = frozenset({"Z", "X"})
@@ -49,11 +49,19 @@ def is_alive(pid: int | None, ticks: int | None) -> bool:
     return ticks is None or int(fields[19]) == ticks
 
 
-def spawn_detached(argv: Sequence[str], cwd: Path, log_file: Path) -> subprocess.Popen[bytes]:
+def spawn_detached(
+    argv: Sequence[str],
+    cwd: Path,
+    log_file: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    pass_fds: Sequence[int] = (),
+) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own session, output appended to ``log_file``.
 
     Its own session makes it the leader of its own process group, so it survives
-    the daemon and can be stopped with everything it started.
+    the daemon and can be stopped with everything it started. ``env`` (default:
+    ours) and ``pass_fds`` (descriptors it inherits) go to ``subprocess.Popen``.
 
     Raises:
         OSError: the program or ``cwd`` cannot be used.
@@ -67,6 +75,8 @@ def spawn_detached(argv: Sequence[str], cwd: Path, log_file: Path) -> subprocess
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=env,
+            pass_fds=pass_fds,
         )
 
 

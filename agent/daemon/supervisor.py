@@ -5,6 +5,9 @@ daemon. Children of this daemon are reaped as soon as they exit (a ``pidfd``
 becomes readable); agents adopted from a previous daemon are not our children,
 so their exit is noticed by a light liveness check once a second. Everything
 else a client sees comes from the workspace files, watched with watchfiles.
+
+Agents get an environment without secrets; the secrets the daemon was given
+reach each agent through a pipe of its own (see :mod:`common.secrets`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,12 @@ from agent.daemon.agent_view import build_agent_info
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
 from agent.daemon.watcher import FolderWatcher
-from common.errors import DaemonError
+from common.errors import DaemonError, SecretsError
 from common.paths import WorkspaceFiles, daemon_state_path, workspace_dir
 from common.schemas.daemon_state import AgentRecord, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
+from common.secrets import start_with_secrets, without_secrets
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,7 @@ class Supervisor:
         home: Path,
         agent_command: AgentCommand = default_agent_command,
         *,
+        secrets: Mapping[str, str] | None = None,
         stop_timeout: float = 10.0,
         kill_timeout: float = 5.0,
         adopted_check_interval: float = 1.0,
@@ -64,6 +69,8 @@ class Supervisor:
         Args:
             home: the daemon's folder (holds ``daemon_state.json``).
             agent_command: builds the argv of an agent; tests pass a small script.
+            secrets: handed to every agent through a pipe (``--secrets-fd N`` is
+                appended to its argv), never through its environment.
             stop_timeout: seconds between SIGTERM and SIGKILL when stopping.
             kill_timeout: seconds to wait for the exit after SIGKILL.
             adopted_check_interval: seconds between liveness checks of adopted agents.
@@ -72,6 +79,7 @@ class Supervisor:
         """
         self._home = home
         self._agent_command = agent_command
+        self._secrets = dict(secrets or {})
         self._stop_timeout = stop_timeout
         self._kill_timeout = kill_timeout
         self._adopted_check_interval = adopted_check_interval
@@ -155,9 +163,11 @@ class Supervisor:
             log_file = WorkspaceFiles(workspace).logs / f"{name}-{stamp}.log"
             argv = list(self._agent_command(workspace))
             try:
-                child = spawn_detached(argv, cwd=spec.project_dir, log_file=log_file)
+                child = self._spawn(argv, spec.project_dir, log_file)
             except OSError as e:
                 raise DaemonError(f"cannot start {name} ({argv[0]}): {e.strerror or e}") from e
+            except SecretsError as e:
+                raise DaemonError(f"cannot start {name}: {e}") from e
             record = AgentRecord(
                 name=name,
                 spec=spec,
@@ -219,6 +229,17 @@ class Supervisor:
         return self._refresh_one(record.name)
 
     # --- processes -------------------------------------------------------------------
+
+    def _spawn(self, argv: list[str], cwd: Path, log_file: Path) -> subprocess.Popen[bytes]:
+        """Start an agent detached; its secrets go through a pipe, written once it runs."""
+        env = without_secrets(os.environ)
+        return start_with_secrets(
+            lambda args, fds: spawn_detached(
+                args, cwd=cwd, log_file=log_file, env=env, pass_fds=fds
+            ),
+            argv,
+            self._secrets,
+        )
 
     def _is_alive(self, record: AgentRecord) -> bool:
         return is_alive(record.pid, record.pid_start_ticks)

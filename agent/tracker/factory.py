@@ -1,9 +1,10 @@
 """Choose the tracker a spec asks for, and configure GitLab mode from its surroundings.
 
-GitLab mode takes the token from the secrets the agent removed from its environment
-(``GITLAB_PERSONAL_ACCESS_TOKEN``), the API from ``GITLAB_API_URL`` (default: the
-host of the ``origin`` remote, or gitlab.com) and the project from ``origin``.
-Anything missing is reported at project_verification, before anything is created.
+GitLab mode takes the token (``GITLAB_PERSONAL_ACCESS_TOKEN``) from the secrets the agent
+received through its pipe, never its environment (see :mod:`common.secrets`), the API from
+``GITLAB_API_URL`` (default: the host of the ``origin`` remote, or gitlab.com) and the
+project from ``origin``. Anything missing is reported at project_verification, before
+anything is created.
 """
 
 from __future__ import annotations

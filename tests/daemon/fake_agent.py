@@ -1,4 +1,4 @@
-"""A stand-in agent for the daemon tests: ``python fake_agent.py WORKSPACE``.
+"""A stand-in agent for the daemon tests: ``python fake_agent.py WORKSPACE [--secrets-fd N]``.
 
 What it does is chosen by the first line of the spec copied into its
 workspace, so each test picks a behaviour by naming its spec file's content:
@@ -12,11 +12,17 @@ workspace, so each test picks a behaviour by naming its spec file's content:
 - ``crash``: exit with status 3 and no exit file.
 - ``corrupt``: write a broken ``.agent_state.json``, then wait.
 
+Secrets handed over through ``--secrets-fd`` are read as the real agent reads
+them; their names and SHA-256 digests go to ``received_secrets.json``.
+
 It writes through the real schemas and atomic helpers, as the real agent does.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -37,10 +43,16 @@ from common.schemas.checkpoint import (
     IssueSelectionContext,
 )
 from common.schemas.exit_status import AgentExit
+from common.secrets import add_secrets_fd_option, collect_secrets
 
 
-def main(workspace: Path) -> int:
+def main(workspace: Path, secrets: dict[str, str]) -> int:
     files = WorkspaceFiles(workspace)
+    if secrets:
+        digests = {
+            name: hashlib.sha256(value.encode()).hexdigest() for name, value in secrets.items()
+        }
+        write_bytes_atomic(workspace / "received_secrets.json", json.dumps(digests).encode())
     mode = files.spec_copy.read_text().split()[0]
     if mode == "crash":
         return 3
@@ -87,4 +99,8 @@ def _checkpoint() -> IssueSelectionCheckpoint:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    parser = argparse.ArgumentParser()
+    parser.add_argument("workspace", type=Path)
+    add_secrets_fd_option(parser)
+    args = parser.parse_args()
+    sys.exit(main(args.workspace, collect_secrets(args.secrets_fds, os.environ)))

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from watchfiles import awatch
 
 from agent.daemon.client import DaemonClient
+from agent.daemon.lifecycle import daemon_running
+from common.paths import daemon_log_path
+from common.schemas.daemon_state import DaemonStatusFile
 from common.schemas.protocol import AgentEvent, AgentInfo
 from common.schemas.spec import AgentSpec
 
@@ -66,3 +73,16 @@ async def start_ready(client: DaemonClient, spec: AgentSpec) -> AgentInfo:
             frames, lambda e: e.agent.name == agent.name and e.agent.phase is not None
         )
     return agent
+
+
+async def until_answering(home: Path, daemon: subprocess.Popen[bytes]) -> DaemonStatusFile:
+    """The status file of ``daemon`` once its socket answers (it writes the file then)."""
+    async with asyncio.timeout(WAIT):
+        async for _ in awatch(
+            home, debounce=50, step=10, rust_timeout=200, yield_on_timeout=True, recursive=False
+        ):
+            status = daemon_running(home)
+            if status is not None:
+                return status
+            assert daemon.poll() is None, daemon_log_path(home).read_text()
+    raise AssertionError("watching the daemon's folder ended")

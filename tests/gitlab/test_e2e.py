@@ -1,7 +1,13 @@
-"""The demo in GitLab mode, through the real agent, against the local GitLab (with faults)."""
+"""The demo in GitLab mode, through the real agent, against the local GitLab (with faults).
+
+The model's Bash tool also runs ``environ_probe.py``: the token must be in no
+``/proc/PID/environ`` it can read (daemon, agent, embedded model, Claude CLI).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
 import socket
@@ -14,16 +20,22 @@ from pathlib import Path
 import pytest
 
 from agent.control.demo import GitLabTarget, attach_local_gitlab, prepare_demo
+from agent.control.follow import wait_until_finished
 from agent.core.workspace import prepare_workspace
+from agent.daemon.client import DaemonClient
+from agent.daemon.lifecycle import stop_daemon
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
 from agent.tracker.gitlab import split_marker
 from common.atomic import read_model
-from common.paths import WorkspaceFiles
+from common.paths import WorkspaceFiles, daemon_log_path, harness_home, workspace_dir
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import AgentExit
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.spec import AgentSpec
+from common.secrets import SECRET_VARIABLES, SECRETS_FD_OPTION
+from tests.daemon.helpers import until_answering
 
 from .conftest import git
 
@@ -33,6 +45,9 @@ REPO = Path(__file__).resolve().parents[2]
 BRANCH = "feature/textkit-helpers"
 #: The agent's timeout and the time a ``timeout`` fault hangs, in seconds.
 AGENT_TIMEOUT, HANG = 0.5, 1.0
+PROBE = Path(__file__).with_name("environ_probe.py")
+CLAUDE_CLI = "/claude --output-format"
+"""How the SDK starts the Claude CLI (its executable's name, then its first option)."""
 
 
 @pytest.fixture
@@ -50,17 +65,56 @@ def server(root: Path, request: pytest.FixtureRequest) -> Iterator[LocalGitLab]:
         yield local
 
 
+def demo_spec(
+    root: Path, server: LocalGitLab, **spec_changes: object
+) -> tuple[AgentSpec, GitLabTarget]:
+    spec = prepare_demo(root / "demo", auto_accept=True, file_only=False)
+    spec = spec.model_copy(update=spec_changes)
+    return spec, attach_local_gitlab(spec, server)
+
+
 def start_demo(
     root: Path, server: LocalGitLab, **spec_changes: object
 ) -> tuple[AgentSpec, WorkspaceFiles, GitLabTarget]:
-    spec = prepare_demo(root / "demo", auto_accept=True, file_only=False)
-    spec = spec.model_copy(update=spec_changes)
-    target = attach_local_gitlab(spec, server)
+    spec, target = demo_spec(root, server, **spec_changes)
     return spec, WorkspaceFiles(prepare_workspace(spec)), target
 
 
+def probing_playbook(root: Path) -> Path:
+    """The demo's playbook whose first ``pytest`` by the model runs the probe first.
+
+    The probe writes what it read to ``ROOT/seen.json``.
+    """
+    playbook = json.loads((REPO / "demo" / "playbook.json").read_text())
+    bash = next(
+        use
+        for scenario in playbook["scenarios"]
+        for step in scenario["steps"]
+        for use in step.get("tool_uses", [])
+        if use["name"] == "Bash" and use["input"]["command"] == "python -m pytest -q"
+    )
+    bash["input"]["command"] = f"{sys.executable} {PROBE} {root / 'seen.json'}; python -m pytest -q"
+    path = root / "playbook.json"
+    path.write_text(json.dumps(playbook))
+    return path
+
+
+def assert_no_environ_held_a_secret(root: Path, token: str, *expected: str) -> None:
+    """What the probe read holds no secret, and covers a process running each of ``expected``."""
+    seen = json.loads((root / "seen.json").read_text())
+    processes = seen["processes"]
+    assert seen["probe"] in [process["pid"] for process in processes]
+    for process in processes:
+        assert token not in process["environ"], process["cmdline"]
+        for name in SECRET_VARIABLES:
+            assert f"{name}=" not in process["environ"], process["cmdline"]
+    commands = [" ".join(process["cmdline"]) for process in processes]
+    for program in expected:
+        assert any(program in command for command in commands), (program, commands)
+
+
 def run_agent(files: WorkspaceFiles, target: GitLabTarget, timeout: float = 150.0) -> int:
-    """``python -m agent.cli`` as the daemon starts it, GitLab settings in its environment."""
+    """``python -m agent.cli`` started by hand, GitLab settings (and token) in its environment."""
     env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
     with (files.logs / "e2e.log").open("ab") as log:
         agent = subprocess.run(
@@ -77,8 +131,8 @@ def run_agent(files: WorkspaceFiles, target: GitLabTarget, timeout: float = 150.
     return agent.returncode
 
 
-def log_tail(files: WorkspaceFiles) -> str:
-    return (files.logs / "e2e.log").read_text(errors="replace")[-5000:]
+def log_tail(files: WorkspaceFiles, log: Path | None = None) -> str:
+    return (log or files.logs / "e2e.log").read_text(errors="replace")[-5000:]
 
 
 def token_found_in(token: str, *roots: Path) -> list[Path]:
@@ -131,7 +185,7 @@ def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: Workspace
 async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everything(
     root: Path, server: LocalGitLab
 ) -> None:
-    spec, files, target = start_demo(root, server)
+    spec, files, target = start_demo(root, server, playbook=probing_playbook(root))
     for path in (r"/milestones$", r"/issues$", r"/notes$", r"/merge_requests$"):
         server.faults.script("POST", path, "drop")  # each kind of creation loses an answer
     assert run_agent(files, target) == 0, log_tail(files)
@@ -153,6 +207,56 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
         token_found_in(target.token, spec.project_dir, root / "gitlab", Path(os.environ["HOME"]))
         == []
     )
+    # Started by hand with the token in its environment, the agent re-exec'd without it.
+    assert_no_environ_held_a_secret(
+        root,
+        target.token,
+        f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
+        "agent.model",
+        CLAUDE_CLI,
+    )
+
+
+async def test_through_a_daemon_started_with_the_token_no_process_environ_shows_it(
+    root: Path, server: LocalGitLab
+) -> None:
+    spec, target = demo_spec(root, server, playbook=probing_playbook(root))
+    home = harness_home()
+    env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
+    with daemon_log_path(home).open("ab") as log:
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "agent.daemon"],
+            cwd=REPO,
+            env={**env, "PYTHONPATH": str(REPO)},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        await until_answering(home, daemon)
+        async with DaemonClient.connect() as client:
+            started = await client.start(spec)
+        finished = await asyncio.wait_for(
+            wait_until_finished([started.name], show_hints=False), 150
+        )
+    finally:
+        await stop_daemon()
+        daemon.wait(10)
+
+    files = WorkspaceFiles(workspace_dir(spec.project_dir, spec.spec_file))
+    assert finished[started.name].status is AgentStatus.DONE, log_tail(files, started.log_file)
+    assert_the_demo_state(server, spec, files)  # so the agent had the token
+    assert_no_environ_held_a_secret(
+        root,
+        target.token,
+        f"agent.daemon {SECRETS_FD_OPTION}",
+        f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
+        "agent.model",
+        CLAUDE_CLI,
+    )
+    everywhere = (spec.project_dir, root / "gitlab", Path(os.environ["HOME"]))  # HOME holds home
+    assert token_found_in(target.token, *everywhere) == []
 
 
 async def test_skip_mr_creation_pushes_the_branch_and_stops(
