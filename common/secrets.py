@@ -181,3 +181,27 @@ def _write_now(fd: int, data: bytes) -> None:
     written = os.write(fd, data)
     if written != len(data):  # cannot happen for an atomic write; refuse to send a torn one
         raise SecretsError(f"only {written} of {len(data)} bytes of secrets were written")
+
+
+def hide_secrets_from_proc(argv: Sequence[str]) -> list[str]:
+    """For a front end (the TUI, ``harness``): keep the secrets, but out of ``/proc/PID/environ``.
+
+    Re-execs without the secrets in the exec environment (see
+    :func:`reexec_without_secrets`), then reads them back from the ``--secrets-fd N``
+    that ends ``argv`` into ``os.environ``: that changes this process's memory, not the
+    environment block the kernel shows in ``/proc/PID/environ``. A daemon started from
+    here still gets them through a pipe only (``start_daemon`` gives it an environment
+    :func:`without_secrets`).
+
+    Returns:
+        ``argv`` without the ``--secrets-fd N`` option.
+
+    Raises:
+        SecretsError: the secrets are too large, or the pipe did not hold them.
+    """
+    reexec_without_secrets()
+    args = list(argv)
+    if len(args) >= 2 and args[-2] == SECRETS_FD_OPTION:
+        os.environ.update(receive_secrets(int(args[-1])))
+        del args[-2:]
+    return args

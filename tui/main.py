@@ -20,6 +20,7 @@ from agent.daemon.client import DaemonClient
 from common.errors import DaemonError, HarnessError
 from common.paths import daemon_log_path
 from common.schemas.spec import AgentSpec
+from common.secrets import hide_secrets_from_proc
 from tui.app import HarnessApp
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import DaemonLink
@@ -27,6 +28,12 @@ from tui.services.link import DaemonLink
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the agents asked for, then run the TUI until the person quits."""
+    try:
+        if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
+            argv = hide_secrets_from_proc(sys.argv)[1:]
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     args = build_parser().parse_args(argv)
     try:
         specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)

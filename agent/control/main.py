@@ -39,12 +39,19 @@ from common.schemas.daemon_state import AgentStatus
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
+from common.secrets import hide_secrets_from_proc
 
 Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``harness`` console script."""
+    if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
+        try:
+            argv = hide_secrets_from_proc(sys.argv)[1:]
+        except HarnessError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     args = build_parser().parse_args(argv)
     command: Command = args.command
     try:

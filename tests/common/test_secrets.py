@@ -130,3 +130,50 @@ def test_collect_takes_the_secrets_out_of_an_environment_that_still_has_them() -
 
     assert collect_secrets([], environ) == {"GITLAB_PERSONAL_ACCESS_TOKEN": TOKEN}
     assert environ == {"PATH": "/bin"}
+
+
+FRONT_END = """
+import json, os, sys
+from pathlib import Path
+from common.secrets import hide_secrets_from_proc
+argv = hide_secrets_from_proc(sys.argv)
+print(json.dumps({
+    "argv": argv[1:],
+    "kept": os.environ.get("GITLAB_PERSONAL_ACCESS_TOKEN"),
+    "proc": Path("/proc/self/environ").read_bytes().decode(errors="replace"),
+}))
+"""
+
+
+def test_a_front_end_keeps_its_secret_in_memory_but_not_in_proc_environ() -> None:
+    env = {**os.environ, "GITLAB_PERSONAL_ACCESS_TOKEN": TOKEN}
+    done = subprocess.run(
+        [sys.executable, "-c", FRONT_END, "demo", "--gitlab"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    report = json.loads(done.stdout)
+    assert report["argv"] == ["demo", "--gitlab"], "the pipe option is gone from argv"
+    assert report["kept"] == TOKEN, "the secret is still usable in memory"
+    assert TOKEN not in report["proc"], "but not readable in /proc/PID/environ"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[sys.executable, "-m", "agent.control"], [str(Path(sys.executable).with_name("harness"))]],
+)
+def test_harness_started_with_a_token_in_its_environment_still_works(
+    command: list[str], tmp_path: Path
+) -> None:
+    env = {
+        **os.environ,
+        "GITLAB_PERSONAL_ACCESS_TOKEN": TOKEN,
+        "HARNESS_HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [*command, "daemon", "status"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "daemon is not running\n", "")
