@@ -9,6 +9,7 @@ from typing import TextIO
 from watchfiles import awatch
 
 from agent.daemon.client import DaemonClient
+from common.schemas.agent_state import Phase
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 
@@ -80,7 +81,8 @@ def _report(previous: AgentInfo | None, info: AgentInfo, out: TextIO) -> None:
         or previous.status != info.status
         or previous.pending_checkpoint != info.pending_checkpoint
     )
-    if not changed:
+    ending = info.phase in (Phase.DONE, Phase.FAILED) and info.status not in FINISHED
+    if not changed or ending:  # the exit itself is reported next
         return
     line = f"{info.name}: {info.status.value} — {phase}"
     if info.pending_checkpoint is not None:
