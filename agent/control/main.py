@@ -7,38 +7,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import os
-import shutil
 import sys
-import tempfile
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from agent.control import answer, follow
-from agent.control.demo import (
-    attach_gitlab,
-    attach_local_gitlab,
-    gitlab_report,
-    local_gitlab,
-    prepare_demo,
-)
+from agent.control.launch import start_agents
 from agent.control.specs import parse_specs
-from agent.core import checkpoints, git
+from agent.core import checkpoints
 from agent.core.render import render_checkpoint
-from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
-from agent.tracker.factory import TOKEN_VARIABLE
-from common.atomic import read_model_or_none
-from common.errors import HarnessError, SpecError
-from common.paths import WorkspaceFiles, workspace_dir
-from common.schemas.agent_state import AgentState
-from common.schemas.daemon_state import AgentStatus
-from common.schemas.milestone import FileMilestone
+from common.errors import HarnessError
+from common.paths import WorkspaceFiles
 from common.schemas.protocol import AgentInfo
-from common.schemas.spec import AgentSpec
 from common.secrets import hide_secrets_from_proc
 
 Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
@@ -74,107 +57,10 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
-    gitlab = args.gitlab or args.gitlab_url is not None
-    if not gitlab and (args.faults or args.gitlab_project):
-        raise SpecError("--faults and --gitlab-project go with --gitlab")
-    if (args.gitlab_url is None) != (args.gitlab_project is None):
-        raise SpecError("--gitlab-url and --gitlab-project go together")
-    if args.faults and args.gitlab_url is not None:
-        raise SpecError("--faults works with the local GitLab only (not with --gitlab-url)")
-    if not 0.0 <= args.faults <= 1.0:
-        raise SpecError(f"--faults {args.faults} is not between 0 and 1")
-    if args.gitlab_url is not None and not os.environ.get(TOKEN_VARIABLE):
-        raise SpecError(f"--gitlab-url needs {TOKEN_VARIABLE} (a token with the api scope)")
-    spec = prepare_demo(args.dir, args.auto_accept, file_only=not gitlab)
-    print(f"demo project: {spec.project_dir}")
-    print(f"demo spec:    {spec.spec_file}")
-    if gitlab:
-        return await _gitlab_demo(spec, args)
-    code = await start_agents([spec], wait=args.wait)
-    if args.wait:
-        print(_demo_summary(spec))
-    return code
+    # Imported here: the GitLab demo pulls in python-gitlab, which no other command needs.
+    from agent.control.demo_command import run_demo
 
-
-async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
-    """The demo in GitLab mode, on a daemon of its own that has the token in its environment.
-
-    The command waits for the run (it serves the local GitLab meanwhile), prints what
-    GitLab holds, then stops that daemon: the user's daemon never sees the token.
-    """
-    with contextlib.ExitStack() as stack:
-        if args.gitlab_url is None:
-            server = stack.enter_context(
-                local_gitlab(spec.project_dir.parent / "gitlab", args.faults)
-            )
-            target = attach_local_gitlab(spec, server)
-            faults = f", {args.faults:.0%} of API requests faulted" if args.faults else ""
-            print(f"local GitLab: {server.url}/{target.project_path}{faults}")
-        else:
-            target = attach_gitlab(spec, args.gitlab_url, args.gitlab_project)
-            print(f"GitLab: {target.api_url} project {target.project_path}")
-        home = Path(tempfile.mkdtemp(prefix="hg", dir="/tmp"))
-        stack.callback(shutil.rmtree, home, True)
-        stack.enter_context(_environment({"HARNESS_HOME": str(home), **target.environment()}))
-        print(
-            f"this demo runs on its own daemon; answer its checkpoints with "
-            f"HARNESS_HOME={home} harness approve agent_1 (or its TUI)"
-        )
-        try:
-            code = await start_agents([spec], wait=True)
-        finally:
-            await _stop_private_daemon()
-        print(_demo_summary(spec))
-        print(await gitlab_report(spec, target))
-        return code
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-async def _stop_private_daemon() -> None:
-    """Stop the demo's agents (they would outlive their GitLab) and its daemon."""
-    if lifecycle.daemon_running() is None:
-        return
-    async with DaemonClient.connect() as client:
-        for info in await client.list_agents():
-            if info.status not in follow.FINISHED:
-                await client.stop(info.name)
-    await lifecycle.stop_daemon()
-
-
-async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
-    """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end."""
-    for spec in specs:
-        validate_spec(spec)  # refuse bad input before anything starts
-    if lifecycle.daemon_running() is None:
-        status = await lifecycle.start_daemon()
-        print(f"daemon started (pid {status.pid})")
-    names: list[str] = []
-    async with DaemonClient.connect() as client:
-        for spec in specs:
-            info = await client.start(spec)
-            names.append(info.name)
-            print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
-            print(f"  log: {info.log_file}")
-    if not wait:
-        return 0
-    final = await follow.wait_until_finished(names)
-    failed = [info for info in final.values() if info.status is not AgentStatus.DONE]
-    for info in failed:
-        print(f"{info.name}: {info.status.value}" + (f" — {info.reason}" if info.reason else ""))
-    return 0 if not failed else 1
+    return await run_demo(args)
 
 
 async def cmd_list(_args: argparse.Namespace) -> int:
@@ -293,26 +179,6 @@ def _one_line(info: AgentInfo) -> str:
     return (
         f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}{waiting}"
     )
-
-
-def _demo_summary(spec: AgentSpec) -> str:
-    project = spec.project_dir
-    files = WorkspaceFiles(workspace_dir(project, spec.spec_file))
-    state = read_model_or_none(files.state, AgentState)
-    milestone = read_model_or_none(files.milestone, FileMilestone)
-    branch = git.current_branch(project)
-    log = git.git(project, "log", "--format=  %h %s", f"{spec.target_branch}..HEAD", check=False)
-    lines = [f"\nbranch {branch} in {project}:", log or "  (no commits)"]
-    if milestone is not None:
-        closed = sum(issue.state == "closed" for issue in milestone.issues)
-        lines.append(f"issues: {closed} of {len(milestone.issues)} closed ({files.milestone})")
-        if milestone.merge_request is not None:
-            lines.append(
-                f"merge request !{milestone.merge_request.iid}: {milestone.merge_request.title}"
-            )
-    if state is not None and state.last_test_run is not None:
-        lines.append(f"tests on the branch: {state.last_test_run.summary}")
-    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:

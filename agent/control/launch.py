@@ -1,0 +1,33 @@
+"""Handing specs to the daemon, and following the agents to their end."""
+
+from __future__ import annotations
+
+from agent.control import follow
+from agent.core.workspace import validate_spec
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from common.schemas.daemon_state import AgentStatus
+from common.schemas.spec import AgentSpec
+
+
+async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
+    """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end."""
+    for spec in specs:
+        validate_spec(spec)  # refuse bad input before anything starts
+    if lifecycle.daemon_running() is None:
+        status = await lifecycle.start_daemon()
+        print(f"daemon started (pid {status.pid})")
+    names: list[str] = []
+    async with DaemonClient.connect() as client:
+        for spec in specs:
+            info = await client.start(spec)
+            names.append(info.name)
+            print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
+            print(f"  log: {info.log_file}")
+    if not wait:
+        return 0
+    final = await follow.wait_until_finished(names)
+    failed = [info for info in final.values() if info.status is not AgentStatus.DONE]
+    for info in failed:
+        print(f"{info.name}: {info.status.value}" + (f" — {info.reason}" if info.reason else ""))
+    return 0 if not failed else 1
