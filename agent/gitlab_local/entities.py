@@ -69,14 +69,7 @@ def project(store: Store, item: Project, viewer: User) -> JSON:
 def milestone(store: Store, item: Milestone) -> JSON:
     path = _path(store, item.project_id)
     return {
-        "id": item.id,
-        "iid": item.iid,
-        "project_id": item.project_id,
-        "title": item.title,
-        "description": item.description,
-        "state": item.state,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
+        **_tracked(item),
         "due_date": None,
         "start_date": None,
         "expired": False,
@@ -88,14 +81,7 @@ def issue(store: Store, item: Issue) -> JSON:
     path = _path(store, item.project_id)
     found = store.milestone(item.milestone_id) if item.milestone_id else None
     return {
-        "id": item.id,
-        "iid": item.iid,
-        "project_id": item.project_id,
-        "title": item.title,
-        "description": item.description,
-        "state": item.state,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
+        **_tracked(item),
         "closed_at": item.closed_at,
         "labels": sorted(item.labels),
         "milestone": milestone(store, found) if found else None,
@@ -151,14 +137,7 @@ def label(item: Label) -> JSON:
 def merge_request(store: Store, item: MergeRequest) -> JSON:
     path = _path(store, item.project_id)
     return {
-        "id": item.id,
-        "iid": item.iid,
-        "project_id": item.project_id,
-        "title": item.title,
-        "description": item.description,
-        "state": item.state,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
+        **_tracked(item),
         "source_branch": item.source_branch,
         "target_branch": item.target_branch,
         "source_project_id": item.project_id,
@@ -193,6 +172,20 @@ def branch(store: Store, item: Branch, owner: Project) -> JSON:
             "title": item.title,
             "committed_date": item.committed_date,
         },
+    }
+
+
+def _tracked(item: Milestone | Issue | MergeRequest) -> JSON:
+    """The fields GitLab renders alike for milestones, issues and merge requests."""
+    return {
+        "id": item.id,
+        "iid": item.iid,
+        "project_id": item.project_id,
+        "title": item.title,
+        "description": item.description,
+        "state": item.state,
+        "created_at": item.created_at,
+        "updated_at": item.updated_at,
     }
 
 
