@@ -33,4 +33,5 @@ def parse_specs(text: str) -> list[AgentSpec]:
         where = "".join(
             f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]
         )
-        raise SpecError(f"--specs{where}: {problem['msg'].lower()}") from e
+        message = str(problem["msg"])
+        raise SpecError(f"--specs{where}: {message[:1].lower()}{message[1:]}") from e
