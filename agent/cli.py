@@ -22,9 +22,12 @@ from pathlib import Path
 
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Outcome, Run, run_to_end
+from agent.core.project_env import detect as detect_project_env
+from agent.core.project_env import without_harness
 from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
+from agent.model.playbook import DEMO_PLAYBOOK
 from agent.tracker.factory import make_tracker
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.errors import HarnessError, SecretsError
@@ -34,7 +37,6 @@ from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
 from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
 
-DEMO_PLAYBOOK = Path(__file__).resolve().parents[1] / "demo" / "playbook.json"
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 
 
@@ -65,9 +67,22 @@ async def run_agent(
     model = (
         None if info.spec.uses_local_model else info.spec.model or os.environ.get("CLAUDE_MODEL")
     )
+    project_env = detect_project_env(info.spec.project_dir, os.environ)
+    log(f"project environment: {project_env.kind}")
     async with model_environment(info.spec, log) as env:
-        config = SessionConfig(project_dir=info.spec.project_dir, model=model, env=env)
-        run = Run(files=files, info=info, state=state, tracker=tracker, sessions=config, log=log)
+        # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
+        config = SessionConfig(
+            project_dir=info.spec.project_dir, model=model, env={**project_env.variables, **env}
+        )
+        run = Run(
+            files=files,
+            info=info,
+            state=state,
+            tracker=tracker,
+            sessions=config,
+            log=log,
+            project_env=project_env,
+        )
         return await run_to_end(run)
 
 
@@ -82,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         secrets = collect_secrets(args.secrets_fds, os.environ)  # for the tracker alone
     except SecretsError as e:
         return _ended(files, log, "failed", str(e))
-    # The model's Bash tool and our gates find this interpreter's tools (pytest) first.
-    bin_dir = str(Path(sys.executable).parent)
-    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    # Nothing this process starts (the CLI, the model's Bash, the gates) may find the
+    # harness's own interpreter: the project's commands run in the project's environment.
+    cleaned = without_harness(os.environ)
+    os.environ.clear()
+    os.environ.update(cleaned)
     cleanup_orphans(files.root)
     outcome, reason = asyncio.run(_supervised(files, log, secrets))
     return _ended(files, log, outcome, reason)

@@ -68,3 +68,7 @@ class SessionError(HarnessError):
 
 class SecretsError(HarnessError):
     """Secrets could not be handed to a process through its pipe."""
+
+
+class ProjectBrokenError(HarnessError):
+    """The project's own tests cannot run before the agent touches anything."""

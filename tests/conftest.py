@@ -1,4 +1,8 @@
-"""Keep the developer's machine out of every test: HOME and HARNESS_HOME are throwaway."""
+"""Keep the developer's machine out of every test: HOME and HARNESS_HOME are throwaway.
+
+Project environments (the demo's venv) are cached in one folder for every test and
+run, so that only the first demo of a machine builds one.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.control.demo_env import CACHE_VARIABLE
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -18,5 +24,6 @@ def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     harness_home.mkdir(mode=0o700)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HARNESS_HOME", str(harness_home))
+    monkeypatch.setenv(CACHE_VARIABLE, str(Path(tempfile.gettempdir()) / "harness-test-envs"))
     yield harness_home
     shutil.rmtree(home, ignore_errors=True)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.control.demo_env import ensure_demo_env, link_demo_env
 from agent.core import git
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
@@ -30,7 +31,7 @@ from common.schemas.spec import LOCAL_MODEL, AgentSpec
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 SPEC_NAME = "textkit-helpers.md"
-IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
+IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc", ".venv")
 LOCAL_PROJECT = "demo/textkit"
 LOCAL_TIMEOUT_S = 2.0
 """The agent's request timeout against the local GitLab (its faulted requests hang longer)."""
@@ -47,8 +48,10 @@ def prepare_demo(target: Path | None, auto_accept: bool, *, file_only: bool = Tr
     root = Path(tempfile.mkdtemp(prefix="harness-demo-")) if target is None else target.absolute()
     if root.exists() and any(root.iterdir()):
         raise SpecError(f"demo folder {root} is not empty; choose a new one with --dir")
+    environment = ensure_demo_env()
     project = root / "textkit"
     shutil.copytree(DEMO_DIR / "project", project, ignore=IGNORED)
+    link_demo_env(project, environment)
     shutil.copyfile(DEMO_DIR / "spec.md", root / SPEC_NAME)
     git.git(project, "init", "--quiet", "-b", "main")
     git.git(project, "add", "--all")

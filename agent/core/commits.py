@@ -41,12 +41,21 @@ def message(kind: str, iid: int, title: str, body: str, files: list[str], tests:
     )
 
 
-def commit(project: Path, files: list[str], text: str) -> str:
+def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = False) -> str:
     """Stage exactly ``files`` and commit only them; return the new SHA.
+
+    With ``allow_empty`` and no files, the commit records a verdict with no change
+    (work committed as ``wip`` earlier that the harness has now accepted).
 
     Raises:
         ValueError: ``files`` is empty (git would take that as "everything").
     """
+    identity: list[str] = []
+    if not git.git(project, "config", "user.email", check=False):
+        identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
+    if not files and allow_empty:
+        git.git(project, *identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", text)
+        return git.head_commit(project)
     if not files:
         raise ValueError("commit() needs at least one file")
     known = set(git.git(project, "ls-files", "--", *files).splitlines())
@@ -54,9 +63,6 @@ def commit(project: Path, files: list[str], text: str) -> str:
     to_add = [f for f in files if (project / f).exists() or f in known]
     if to_add:
         git.git(project, "add", "--all", "--", *to_add)
-    identity: list[str] = []
-    if not git.git(project, "config", "user.email", check=False):
-        identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
     git.git(project, *identity, "commit", "--quiet", "--no-verify", "-m", text, "--", *files)
     return git.head_commit(project)
 

@@ -12,44 +12,47 @@ import os
 import re
 import signal
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from common.schemas.gates import TestRun
 
+BaselineOutcome = Literal["passes", "fails", "cannot_run"]
+
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
+_MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?")
+_COMMAND_NOT_FOUND = re.compile(r"(?:command not found|not found|No such file or directory)")
+_COMMAND_NOT_FOUND_EXITS = (126, 127)
+_PYTEST_NOTHING_COLLECTED = 5
+_PYTEST_USAGE_ERROR = 4
 _TAIL_LINES = 40
 DEFAULT_TIMEOUT_S = 900.0
 OUTPUT_DRAIN_S = 5.0
 
 
-def detect_test_command(project_dir: Path) -> str | None:
-    """Guess the project's test command from its files (pytest, npm, go, cargo)."""
-    if (project_dir / "package.json").exists():
-        return "npm test --silent"
-    if (project_dir / "go.mod").exists():
-        return "go test ./..."
-    if (project_dir / "Cargo.toml").exists():
-        return "cargo test"
-    python_markers = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", "tests")
-    if any((project_dir / marker).exists() for marker in python_markers):
-        return "python -m pytest -q"
-    return None
-
-
 async def run_tests(
-    project_dir: Path, command: str, timeout_s: float = DEFAULT_TIMEOUT_S
+    project_dir: Path,
+    command: str,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> TestRun:
     """Run ``command`` in the project through the shell and summarize the outcome.
 
-    A run that exceeds ``timeout_s`` is killed and reported as failed (exit 124).
+    ``env`` is the project's environment (:mod:`agent.core.project_env`), never the
+    harness's own. A run that exceeds ``timeout_s`` is killed and reported as failed
+    (exit 124).
     """
     started = time.monotonic()
     proc = await asyncio.create_subprocess_shell(
         command,
         cwd=project_dir,
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
+        env=None if env is None else dict(env),
     )
     chunks: list[bytes] = []
     reader = asyncio.create_task(_collect(proc, chunks))
@@ -98,18 +101,72 @@ def summarize(command: str, exit_code: int, output: str, duration_s: float) -> T
     )
 
 
-def newly_failing(before: list[str] | None, after: TestRun, touched: set[str]) -> list[str]:
-    """Tests failing now that did not fail before and do not belong to this session's files.
+def newly_failing(baseline: TestRun | None, after: TestRun, touched: set[str]) -> list[str]:
+    """Regressions: what :func:`blocking_failures` finds, outside this session's files.
 
     A failing test in a file the session wrote is unfinished work, not a regression.
-    A run that failed without naming a test (a collection error, a crash) counts as a
-    regression when the run before it passed.
+    """
+    return [
+        name for name in blocking_failures(baseline, after) if name.split("::", 1)[0] not in touched
+    ]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the test run before any change says about the project."""
+
+    outcome: BaselineOutcome
+    reason: str = ""
+    """Why the runner cannot run (``cannot_run`` only), in words a user can act on."""
+
+
+def classify_baseline(run: TestRun) -> Baseline:
+    """Tell a passing suite from a failing one and from a runner that cannot run at all.
+
+    Cannot run: the command or its interpreter is missing (exit 126/127), the runner's
+    module is missing (``No module named pytest``), a module the tests import is
+    missing during collection, pytest collected nothing (exit 5) or was called wrongly
+    (exit 4). Anything else that is not exit 0 is a suite that runs and fails.
+    """
+    if run.passed:
+        return Baseline("passes")
+    output = run.output_tail
+    if run.exit_code in _COMMAND_NOT_FOUND_EXITS:
+        line = _first_line(output, _COMMAND_NOT_FOUND) or run.summary
+        return Baseline("cannot_run", f"the command is not found ({line})")
+    missing = _MISSING_MODULE.search(output)
+    collection_only = all("::" not in name for name in run.failed_tests)  # no test ran
+    if missing is not None and (collection_only or "pytest" in missing.group(1)):
+        return Baseline("cannot_run", f"No module named {missing.group(1)}")
+    if "pytest" in run.command and run.exit_code == _PYTEST_NOTHING_COLLECTED:
+        return Baseline("cannot_run", "no tests were collected")
+    if "pytest" in run.command and run.exit_code == _PYTEST_USAGE_ERROR:
+        return Baseline("cannot_run", f"pytest was called wrongly ({run.summary})")
+    if "Missing script" in output:
+        return Baseline("cannot_run", _first_line(output, re.compile("Missing script")))
+    return Baseline("fails")
+
+
+def _first_line(output: str, pattern: re.Pattern[str]) -> str:
+    for line in output.splitlines():
+        if pattern.search(line):
+            return line.strip()
+    return ""
+
+
+def blocking_failures(baseline: TestRun | None, after: TestRun) -> list[str]:
+    """What in ``after`` stands against an issue being done.
+
+    Failures the issue's baseline already had are not the session's doing (they are
+    pre-existing or deferred); everything else is. A run that failed without naming a
+    test counts only when the baseline passed (else nothing can be told apart).
     """
     if after.passed:
         return []
-    previous = set(before or [])
-    fresh = [name for name in after.failed_tests if name not in previous]
-    foreign = [name for name in fresh if name.split("::", 1)[0] not in touched]
-    if not after.failed_tests and before is not None and not before:
-        return [f"(test run failed: {after.summary})"]
-    return foreign
+    before = set(baseline.failed_tests) if baseline is not None else set()
+    fresh = [name for name in after.failed_tests if name not in before]
+    if fresh:
+        return fresh
+    if not after.failed_tests and (baseline is None or baseline.passed):
+        return [f"(the test run failed: {after.summary})"]
+    return []

@@ -5,13 +5,17 @@ Every failure becomes a :class:`GitError` carrying git's own message.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from common.errors import GitError
 
 
-def git(repo: Path, *args: str, check: bool = True) -> str:
+def git(repo: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> str:
     """Run ``git -C repo ARGS`` and return stdout without the trailing newline."""
     try:
         done = subprocess.run(
@@ -19,6 +23,7 @@ def git(repo: Path, *args: str, check: bool = True) -> str:
             capture_output=True,
             text=True,
             check=False,
+            env=None if env is None else dict(env),
         )
     except OSError as e:
         raise GitError(f"cannot run git: {e.strerror}") from e
@@ -92,3 +97,20 @@ def exclude_path(repo: Path, pattern: str) -> None:
         prefix = "" if existing.endswith("\n") or not existing else "\n"
         with exclude.open("a") as handle:
             handle.write(f"{prefix}{pattern}\n")
+
+
+def worktree_fingerprint(repo: Path) -> str:
+    """A tree SHA of the work tree as it is now: committed, changed and new files alike.
+
+    Computed in a copy of the index (``GIT_INDEX_FILE``), so the real index is not
+    touched. Ignored files do not count. The same content gives the same SHA whether or
+    not it was committed since, which is what lets a test run be reused.
+    """
+    git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir"))
+    with tempfile.TemporaryDirectory(prefix="harness-index-") as scratch:
+        index = Path(scratch) / "index"
+        if (git_dir / "index").exists():
+            shutil.copyfile(git_dir / "index", index)  # keeps git's stat cache: fast
+        env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+        git(repo, "add", "--all", "--", ".", env=env)
+        return git(repo, "write-tree", env=env)

@@ -8,13 +8,15 @@ transition, so an agent killed anywhere resumes where it stopped.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, phases, prompts
+from agent.core import checkpoints, gates, git, phases, prompts
 from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
+from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
@@ -25,6 +27,7 @@ from common.errors import HarnessError, SessionError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint, CheckpointType
+from common.schemas.gates import TestRun
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 
@@ -46,6 +49,8 @@ class Run:
     tracker: IssueTracker
     sessions: SessionConfig
     log: AgentLog
+    project_env: ProjectEnv
+    """The project's own environment: its test runs never use the harness's interpreter."""
     sessions_this_run: int = 0
     session_runner: Callable[..., Awaitable[SessionResult]] = field(default=run_session)
 
@@ -63,6 +68,28 @@ class Run:
         self.state = phases.advance(self.state, target, reason, **changes)
         write_model(self.files.state, self.state)
         self.log(f"phase → {target.value}" + (f" ({reason})" if reason else ""))
+
+    async def tests(self, command: str | None = None) -> TestRun | None:
+        """The project's test suite on the work tree as it is now.
+
+        ``command`` defaults to the decided test command; ``None`` comes back when there
+        is none or the spec skips the suite. A run on a work tree identical to the last
+        run's (same content, committed or not) is reused instead of run again.
+        """
+        command = command or self.state.test_command
+        if command is None or self.spec.skip_test_suite:
+            return None
+        project = self.spec.project_dir
+        tree = await asyncio.to_thread(git.worktree_fingerprint, project)
+        last = self.state.last_test_run
+        if last is not None and last.tree == tree and last.command == command:
+            self.log(f"tests: {last.summary} (work tree unchanged since the last run)")
+            return last
+        result = await gates.run_tests(project, command, self.project_env.environ(os.environ))
+        result = result.model_copy(update={"tree": tree})
+        self.save(last_test_run=result)
+        self.log(f"tests: {result.summary}")
+        return result
 
     async def ask(
         self, kind: CheckpointType, build: Callable[[str], Awaitable[Checkpoint]]
@@ -125,6 +152,9 @@ class Run:
         an issue proposal); a session that did not is tried again.
         """
         system = prompts.render("system")
+        values.setdefault(
+            "feedback", prompts.feedback_block(self.state.feedback, self.state.feedback_source)
+        )
         prompt = prompts.render(template, project_dir=self.spec.project_dir, **values)
         for attempt in range(1, SESSION_ATTEMPTS + 1):
             reports = SessionReports(expected_issue=expected_issue)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from string import Template
+from typing import Literal
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -14,8 +15,14 @@ def render(name: str, **values: object) -> str:
     return template.substitute({key: str(value) for key, value in values.items()})
 
 
-def feedback_block(feedback: str | None) -> str:
-    """The human's rejection reason, phrased for the next attempt."""
+def feedback_block(feedback: str | None, source: Literal["human", "harness"] = "human") -> str:
+    """Feedback on the previous attempt, saying truthfully whose it is."""
     if not feedback:
         return ""
-    return f"\nA human reviewer rejected the previous attempt with this feedback:\n> {feedback}\n"
+    who = (
+        "the harness's own checks (its test gate), not a person"
+        if source == "harness"
+        else "a human reviewer"
+    )
+    quoted = "\n".join(f"> {line}" for line in feedback.splitlines())
+    return f"\n---- FEEDBACK ON THE PREVIOUS ATTEMPT (from {who}) ----\n{quoted}\n"

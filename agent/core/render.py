@@ -93,6 +93,12 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 out.append(f"Tests: {c.test_run.summary}")
             if c.model_summary:
                 out.append(f"Summary: {c.model_summary}")
+            for refusal in c.gate_refusals:
+                out.append(
+                    f"Refused by the harness's test gate (session {refusal.session}): "
+                    f"{refusal.test_run.summary}; failing: {', '.join(refusal.failing)}"
+                )
+                out.append(f"  the model had claimed: {refusal.claim}")
             return out
         case MrPhaseTransitionCheckpoint(context=c):
             out = [f"Closed issues: {len(c.closed_issues)}, open: {len(c.open_issues)}"]

@@ -28,6 +28,13 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from common.errors import HarnessError
 from common.schemas.base import StrictModel
 
+DEMO_PLAYBOOK = Path(__file__).resolve().parents[2] / "demo" / "playbook.json"
+"""The playbook the embedded model answers from unless a spec names another."""
+ONLY_THE_DEMO = (
+    "the embedded model only plays the demo; set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL "
+    "to work on your own spec"
+)
+"""What the embedded model says about any other spec."""
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _INTEGER = re.compile(r"-?\d+")
 
@@ -107,6 +114,20 @@ class Playbook(StrictModel):
     """Tried in file order; the first that matches wins."""
     fallback_text: str = "OK"
     """The answer to requests with no tools (CLI utility calls) or no matching scenario."""
+    spec_match: str | None = None
+    """A regex the specification must contain for this playbook to play it; ``None``
+    plays any. The demo's playbook plays the demo's spec and nothing else."""
+
+    @field_validator("spec_match")
+    @classmethod
+    def _valid_spec_match(cls, value: str | None) -> str | None:
+        if value is not None:
+            _compile(value)
+        return value
+
+    def plays(self, spec_text: str) -> bool:
+        """Whether this playbook has answers for a run on ``spec_text``."""
+        return self.spec_match is None or re.search(self.spec_match, spec_text) is not None
 
 
 class TextBlock(StrictModel):

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
-from common.schemas.gates import TestRun
+from common.schemas.gates import GateRefusal, TestRun
 
 
 class Stage(StrEnum):
@@ -94,6 +94,8 @@ class AgentState(StrictModel):
     spec_attempt: int = 1
     feedback: str | None = None
     """A human's rejection reason (or a failed gate), handed to the next session."""
+    feedback_source: Literal["human", "harness"] = "human"
+    """Who ``feedback`` comes from, so the model is told the truth about it."""
     recommended_enrichment: list[int] = Field(default_factory=list)
     """Issue iids the model suggested enriching."""
     enrichment_decided: bool = False
@@ -104,8 +106,13 @@ class AgentState(StrictModel):
     """Sessions spent on ``current_issue`` so far."""
     issue_commits: list[str] = Field(default_factory=list)
     """Every SHA committed for ``current_issue`` (an issue may span sessions)."""
-    baseline_failures: list[str] | None = None
-    """Tests already failing before the issue's first session (not regressions)."""
+    project_baseline: TestRun | None = None
+    """The test run before any change (project_verification): its failures are
+    pre-existing and never counted against the agent."""
+    issue_baseline: TestRun | None = None
+    """The test run before the current issue's first session (not regressions)."""
+    gate_refusals: list[GateRefusal] = Field(default_factory=list)
+    """The current issue's "done" claims that the harness's test gate refused."""
     pre_session_dirty: list[str] | None = None
     """Paths that had uncommitted changes when the running session started; kept so that
     a resumed agent never commits a change the user had before the session."""

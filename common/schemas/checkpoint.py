@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, RootModel, TypeAdapter, model_validator
 
 from common.schemas.base import StrictModel, utc_now
-from common.schemas.gates import TestRun
+from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
 
 
@@ -148,6 +148,8 @@ class IssueClosureContext(StrictModel):
     """The issue's diff, cut to a reviewable size."""
     test_run: TestRun | None = None
     model_summary: str = ""
+    gate_refusals: list[GateRefusal] = Field(default_factory=list)
+    """Earlier "done" claims on this issue that the harness's test gate refused."""
 
 
 class MrPhaseTransitionContext(StrictModel):

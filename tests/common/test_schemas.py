@@ -251,7 +251,7 @@ MODELS: list[BaseModel] = [
         test_command="pytest",
         current_issue=1,
         issue_commits=["a" * 40],
-        baseline_failures=[],
+        issue_baseline=RUN,
         pre_session_dirty=["notes.txt"],
         last_test_run=RUN,
         regression=["t.py::a"],
@@ -599,7 +599,8 @@ def test_a_fresh_agent_state_starts_at_project_verification() -> None:
 
     assert state.phase is Phase.PROJECT_VERIFICATION
     assert state.history == []
-    assert state.baseline_failures is None
+    assert state.issue_baseline is None
+    assert state.gate_refusals == []
     assert state.updated_at.tzinfo is not None
 
 

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.gates import detect_test_command, newly_failing, run_tests, summarize
+from agent.core.gates import (
+    Baseline,
+    blocking_failures,
+    classify_baseline,
+    newly_failing,
+    run_tests,
+    summarize,
+)
 from common.schemas.gates import TestRun
 
 PYTEST_OUTPUT = """\
@@ -76,78 +83,109 @@ def test_summarize_ignores_failed_mentions_that_are_not_at_a_line_start() -> Non
     assert result.failed_tests == []
 
 
-# --- newly_failing ----------------------------------------------------------------------
+# --- newly_failing and blocking_failures --------------------------------------------------
+
+
+CLEAN = run(0, [], summary="3 passed")
 
 
 def test_a_passing_run_has_no_regressions() -> None:
-    assert newly_failing(["t.py::a"], run(0, []), set()) == []
+    assert newly_failing(run(1, ["t.py::a"]), run(0, []), set()) == []
 
 
 def test_tests_that_failed_before_are_not_regressions() -> None:
     after = run(1, ["tests/test_a.py::x", "tests/test_b.py::y"])
 
-    assert newly_failing(["tests/test_a.py::x"], after, set()) == ["tests/test_b.py::y"]
+    assert newly_failing(run(1, ["tests/test_a.py::x"]), after, set()) == ["tests/test_b.py::y"]
 
 
 def test_failures_in_files_the_session_touched_are_unfinished_work() -> None:
     after = run(1, ["tests/test_new.py::x", "tests/test_old.py::y", "tests/test_new.py::z"])
 
-    assert newly_failing([], after, {"tests/test_new.py", "src/app.py"}) == ["tests/test_old.py::y"]
+    assert newly_failing(CLEAN, after, {"tests/test_new.py", "src/app.py"}) == [
+        "tests/test_old.py::y"
+    ]
 
 
 def test_a_failed_run_naming_no_test_after_a_clean_baseline_is_a_regression() -> None:
     after = run(2, [], summary="ERROR collecting tests/test_a.py")
 
-    assert newly_failing([], after, set()) == [
-        "(test run failed: ERROR collecting tests/test_a.py)"
+    assert newly_failing(CLEAN, after, set()) == [
+        "(the test run failed: ERROR collecting tests/test_a.py)"
     ]
 
 
-def test_a_failed_run_naming_no_test_without_a_clean_baseline_is_not_a_regression() -> None:
-    assert newly_failing(None, run(2, []), set()) == []
-    assert newly_failing(["t.py::a"], run(2, []), set()) == []
+def test_a_failed_run_naming_no_test_after_a_failing_baseline_tells_nothing() -> None:
+    assert newly_failing(run(1, ["t.py::a"]), run(2, []), set()) == []
+    assert blocking_failures(run(2, []), run(2, [])) == []
 
 
 def test_without_a_baseline_every_foreign_failure_counts() -> None:
     assert newly_failing(None, run(1, ["t.py::a"]), set()) == ["t.py::a"]
 
 
-# --- detect_test_command ----------------------------------------------------------------
+def test_pre_existing_failures_never_block_an_issue() -> None:
+    baseline = run(1, ["tests/test_old.py::broken"])
+    after = run(1, ["tests/test_old.py::broken"])
+
+    assert blocking_failures(baseline, after) == []
+
+
+def test_the_sessions_own_failing_tests_block_the_issue() -> None:
+    after = run(1, ["tests/test_new.py::x"])
+
+    assert blocking_failures(CLEAN, after) == ["tests/test_new.py::x"]
+    assert newly_failing(CLEAN, after, {"tests/test_new.py"}) == []
+
+
+# --- classify_baseline ------------------------------------------------------------------
+
+
+def made(command: str, exit_code: int, output: str) -> TestRun:
+    return summarize(command, exit_code, output, 0.1)
 
 
 @pytest.mark.parametrize(
-    ("marker", "command"),
+    ("command", "exit_code", "output", "reason"),
     [
-        ("pyproject.toml", "python -m pytest -q"),
-        ("pytest.ini", "python -m pytest -q"),
-        ("tests/", "python -m pytest -q"),
-        ("package.json", "npm test --silent"),
-        ("go.mod", "go test ./..."),
-        ("Cargo.toml", "cargo test"),
+        ("python3 -m pytest -q", 1, "/usr/bin/python3: No module named pytest", "pytest"),
+        ("npm test", 127, "sh: 1: npm: not found", "not found"),
+        ("cargo test", 127, "/bin/sh: cargo: command not found", "not found"),
+        ("python -m pytest -q", 5, "no tests ran in 0.01s", "no tests were collected"),
+        ("python -m pytest -q", 4, "ERROR: file or directory not found: x", "called wrongly"),
+        (
+            "python -m pytest -q",
+            2,
+            "E   ModuleNotFoundError: No module named 'requests'\n"
+            "ERROR tests/test_api.py\n1 error in 0.1s",
+            "requests",
+        ),
+        ("npm test --silent", 1, 'npm error Missing script: "test"', "Missing script"),
     ],
 )
-def test_detect_test_command_from_the_project_files(
-    tmp_path: Path, marker: str, command: str
+def test_a_runner_that_cannot_run_is_told_apart(
+    command: str, exit_code: int, output: str, reason: str
 ) -> None:
-    if marker.endswith("/"):
-        (tmp_path / marker).mkdir()
-    else:
-        (tmp_path / marker).write_text("")
+    verdict = classify_baseline(made(command, exit_code, output))
 
-    assert detect_test_command(tmp_path) == command
+    assert verdict.outcome == "cannot_run"
+    assert reason in verdict.reason
 
 
-def test_detect_test_command_prefers_the_non_python_marker(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "package.json").write_text("{}")
+def test_a_suite_with_failing_tests_runs_and_fails() -> None:
+    verdict = classify_baseline(made("python -m pytest -q", 1, PYTEST_OUTPUT))
 
-    assert detect_test_command(tmp_path) == "npm test --silent"
+    assert verdict == Baseline("fails")
 
 
-def test_detect_test_command_of_a_bare_folder_is_none(tmp_path: Path) -> None:
-    (tmp_path / "README.md").write_text("hi")
+def test_a_failing_test_that_mentions_a_missing_module_still_runs() -> None:
+    output = "FAILED tests/t.py::x - AssertionError: No module named 'x' in message\n1 failed"
 
-    assert detect_test_command(tmp_path) is None
+    assert classify_baseline(made("python -m pytest -q", 1, output)).outcome == "fails"
+
+
+def test_a_passing_suite_passes() -> None:
+    assert classify_baseline(made("pytest", 0, "3 passed")).outcome == "passes"
 
 
 # --- run_tests --------------------------------------------------------------------------

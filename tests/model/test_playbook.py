@@ -239,8 +239,14 @@ def demo_reply(prompt: str, assistant_turns: int) -> Reply:
     )
 
 
+DEMO_SPEC = (Path(__file__).resolve().parents[2] / "demo" / "spec.md").read_text()
+
+
 def test_demo_initializer_proposes_the_three_issues() -> None:
-    prompt = "Session: initializer\nProject directory: /tmp/demo proj\nTarget branch: main"
+    prompt = (
+        "Session: initializer\nProject directory: /tmp/demo proj\nTarget branch: main\n"
+        + DEMO_SPEC
+    )
     (read,) = tool_uses(demo_reply(prompt, 0))
     assert read.input == {"file_path": "/tmp/demo proj/README.md"}
     (propose,) = tool_uses(demo_reply(prompt, 1))
@@ -249,6 +255,41 @@ def test_demo_initializer_proposes_the_three_issues() -> None:
     assert titles == ["Add slugify", "Add word_count", "Add truncate"]
     assert propose.input["recommended_enrichment"] == [2]
     assert demo_reply(prompt, 2).stop_reason == "end_turn"
+
+
+def test_demo_initializer_after_feedback_makes_a_revised_proposal() -> None:
+    prompt = (
+        "Session: initializer\nProject directory: /p\nTarget branch: main\n"
+        "---- FEEDBACK ON THE PREVIOUS ATTEMPT (from a human reviewer) ----\n"
+        "> every example must be a test\n" + DEMO_SPEC
+    )
+    reply = demo_reply(prompt, 1)
+    (propose,) = tool_uses(reply)
+    assert propose.input["recommended_enrichment"] == [1, 2, 3]
+    assert any(
+        isinstance(block, TextBlock) and "every example must be a test" in block.text
+        for block in reply.content
+    )
+
+
+def test_the_demo_playbook_plays_the_demo_spec_only() -> None:
+    playbook = load_playbook(DEMO_PLAYBOOK)
+    foreign = "# inventory service\n\nAdd a REST endpoint for stock levels."
+    assert playbook.plays(DEMO_SPEC)
+    assert not playbook.plays(foreign)
+    reply = demo_reply(f"Session: initializer\nProject directory: /p\n{foreign}", 0)
+    assert reply.scenario is None
+    assert reply.content == [TextBlock(text=playbook.fallback_text)]
+    assert "only plays the demo" in playbook.fallback_text
+
+
+@pytest.mark.parametrize("title", ["Add slugify", "Add word_count", "Add truncate"])
+def test_every_demo_issue_can_be_enriched(title: str) -> None:
+    prompt = f"Session: enrichment of issue #7: {title}\nProject directory: /p\n"
+    (enrich,) = tool_uses(demo_reply(prompt, 1))
+    assert enrich.name == "mcp__harness__enrich_issue"
+    assert enrich.input["issue_iid"] == 7
+    assert title.removeprefix("Add ") in enrich.input["title"]
 
 
 def test_demo_enrichment_uses_the_captured_iid_as_int() -> None:

@@ -6,10 +6,12 @@ with a commit and a passing test suite run by the harness.
 
 from __future__ import annotations
 
-from agent.core import commits, git, prompts
-from agent.core.gates import newly_failing, run_tests
+from pathlib import Path
+
+from agent.core import commits, git
+from agent.core.gates import blocking_failures, newly_failing
 from agent.core.orchestrator import Run, StopRun
-from agent.core.tools import Handoff
+from agent.core.tools import Handoff, SessionReports
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -25,11 +27,12 @@ from common.schemas.checkpoint import (
     RegressionDecision,
     SelectionDecision,
 )
-from common.schemas.gates import TestRun
+from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
 
 MAX_SESSIONS_PER_ISSUE = 3
 DIFF_LIMIT = 20_000
+FEEDBACK_OUTPUT_LINES = 15
 
 
 async def issue_selection(run: Run) -> None:
@@ -69,15 +72,19 @@ async def issue_selection(run: Run) -> None:
         raise run.pause(checkpoint)
     iid = decision.issue_iid
     await run.tracker.update_issue(iid, add_labels=("in-progress",))
-    baseline = await _tests(run)
     same_issue = iid == run.state.current_issue
+    # The baseline of an issue already started stays: its own work must not become "before".
+    baseline = run.state.issue_baseline if same_issue else None
+    if baseline is None:
+        baseline = await run.tests()
     run.move(
         Phase.CODING,
         f"issue #{iid}",
         current_issue=iid,
         issue_sessions=run.state.issue_sessions if same_issue else 0,
         issue_commits=run.state.issue_commits if same_issue else [],
-        baseline_failures=baseline.failed_tests if baseline is not None else None,
+        gate_refusals=run.state.gate_refusals if same_issue else [],
+        issue_baseline=baseline,
         feedback=None,
         done_summary=None,
     )
@@ -112,45 +119,69 @@ async def coding_session(run: Run) -> None:
         feature_branch=run.info.feature_branch,
         test_command=state.test_command or "(none)",
         git_log=git.git(project, "log", "--oneline", "-10"),
-        feedback=prompts.feedback_block(state.feedback),
     )
     run.sessions_this_run += 1
+    session_number = state.issue_sessions + 1
 
     files = commits.session_changes(project, result.touched, dirty_before)
     new_files = set(files) & commits.untracked(project)
+    # The gates run before the commit, so the commit can say what the work is.
+    tests = await run.tests()
+    blocking = blocking_failures(state.issue_baseline, tests) if tests is not None else []
     shas = list(state.issue_commits)
-    if files:
-        body = reports.done.summary if reports.done else "Work in progress; see the handoff note."
-        kind = "feat" if reports.done else "chore"
+    accepted = reports.done is not None and not blocking and bool(files or shas)
+    sha: str | None = None
+    if files or (accepted and _last_is_wip(project, shas)):
         text = commits.message(
-            kind, iid, issue.title, body, files, commits.tests_line(files, new_files)
+            "feat" if accepted else "wip",
+            iid,
+            issue.title,
+            _commit_body(reports, blocking, tests),
+            files,
+            commits.tests_line(files, new_files),
         )
-        sha = commits.commit(project, files, text)
+        sha = commits.commit(project, files, text, allow_empty=True)
         shas.append(sha)
-        run.log(f"committed {sha[:12]}: {len(files)} file(s): {', '.join(files)}")
+        run.log(f"committed {sha[:12]}: {text.splitlines()[0]} ({len(files)} file(s))")
     else:
         run.log("the session changed no files")
     if reports.handoff is not None:
         await run.tracker.add_note(iid, "handoff", _handoff_note(run, reports.handoff, files))
 
-    tests = await _tests(run)
+    refusals = list(state.gate_refusals)
+    if reports.done is not None and blocking and tests is not None:
+        refusals.append(
+            GateRefusal(
+                session=session_number,
+                claim=reports.done.summary,
+                commit_sha=sha,
+                failing=blocking,
+                test_run=tests,
+            )
+        )
     regression: list[str] = []
     if tests is not None and not run.spec.skip_regression:
-        regression = newly_failing(state.baseline_failures, tests, set(files) | new_files)
+        regression = newly_failing(state.issue_baseline, tests, set(files) | new_files)
     common_changes: dict[str, object] = {
-        "issue_sessions": state.issue_sessions + 1,
+        "issue_sessions": session_number,
         "issue_commits": shas,
         "last_test_run": tests,
+        "gate_refusals": refusals,
         "pre_session_dirty": None,
     }
     if regression:
         run.move(Phase.REGRESSION_APPROVAL, "regression", regression=regression, **common_changes)
         return
-    problems = _not_done_reasons(reports.done is not None, shas, tests)
-    if problems:
-        feedback = "The harness did not accept the issue as done: " + "; ".join(problems)
-        run.log(feedback)
-        run.move(Phase.CODING, "issue not done yet", feedback=feedback, **common_changes)
+    if not accepted:
+        feedback = _refusal_feedback(reports, shas, blocking, tests)
+        run.log(feedback.splitlines()[0])
+        run.move(
+            Phase.CODING,
+            "issue not done yet",
+            feedback=feedback,
+            feedback_source="harness",
+            **common_changes,
+        )
         return
     assert reports.done is not None
     run.move(
@@ -199,6 +230,7 @@ async def regression_approval(run: Run) -> None:
                 "fix the regression",
                 feedback=f"These tests passed before this issue and fail now: {failing}. "
                 "Fix the regression without weakening the tests.",
+                feedback_source="human",
                 regression=[],
             )
         case RegressionAction.DEFER:
@@ -262,6 +294,7 @@ async def issue_closure(run: Run) -> None:
             Phase.CODING,
             "closure rejected",
             feedback=decision.reason or "The reviewer rejected the implementation.",
+            feedback_source="human",
         )
         return
     commits_text = ", ".join(sha[:12] for sha in state.issue_commits)
@@ -279,31 +312,52 @@ async def issue_closure(run: Run) -> None:
         current_issue=None,
         issue_sessions=0,
         issue_commits=[],
+        issue_baseline=None,
+        gate_refusals=[],
         done_summary=None,
         feedback=None,
     )
 
 
-async def _tests(run: Run) -> TestRun | None:
-    """Run the project's tests unless the spec skips them or none were found."""
-    command = run.state.test_command
-    if command is None or run.spec.skip_test_suite:
-        return None
-    result = await run_tests(run.spec.project_dir, command)
-    run.log(f"tests: {result.summary}")
-    return result
+def _last_is_wip(project: Path, shas: list[str]) -> bool:
+    """Whether the issue's latest commit is a ``wip`` one (accepted work then gets a
+    ``feat`` commit of its own, even when the accepting session changed nothing)."""
+    if not shas:
+        return False
+    return git.git(project, "log", "-1", "--format=%s", shas[-1]).startswith("wip(")
 
 
-def _not_done_reasons(reported: bool, shas: list[str], tests: TestRun | None) -> list[str]:
+def _commit_body(reports: SessionReports, blocking: list[str], tests: TestRun | None) -> str:
+    """The commit's body: the model's summary only when the harness accepted the work."""
+    if reports.done is None:
+        return "Work in progress: the session did not report the issue done; see the handoff note."
+    if not blocking:
+        return reports.done.summary
+    summary = tests.summary if tests is not None else "failed"
+    return (
+        f"Work in progress: the session reported the issue done, but the harness's test gate "
+        f"refused it ({summary}; failing: {', '.join(blocking)})."
+    )
+
+
+def _refusal_feedback(
+    reports: SessionReports, shas: list[str], blocking: list[str], tests: TestRun | None
+) -> str:
+    """Why the harness did not accept the issue, for the log and the next session."""
     problems = []
-    if not reported:
+    if reports.done is None:
         problems.append("the session did not report the issue done")
     if not shas:
-        problems.append("no commit was made for the issue")
-    if tests is not None and not tests.passed:
-        failed = ", ".join(tests.failed_tests) or tests.summary
-        problems.append(f"the test suite fails ({failed})")
-    return problems
+        problems.append("no change was made for the issue")
+    if blocking and tests is not None:
+        problems.append(f"`{tests.command}` fails: {', '.join(blocking)}")
+    text = "The harness did not accept the issue as done: " + "; ".join(problems) + "."
+    if reports.done is not None and blocking:
+        text += f"\nThe previous session claimed: {reports.done.summary}"
+    if blocking and tests is not None and tests.output_tail:
+        tail = tests.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
+        text += "\nThe end of the test output:\n" + "\n".join(tail)
+    return text
 
 
 def _check_iteration_budget(run: Run) -> None:

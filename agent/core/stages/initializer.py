@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from agent.core import git, prompts
-from agent.core.gates import detect_test_command, run_tests
+from agent.core import git
+from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
-from common.errors import SessionError
+from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
+from common.errors import ProjectBrokenError, SessionError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -32,12 +33,22 @@ async def project_verification(run: Run) -> None:
     async def build(checkpoint_id: str) -> Checkpoint:
         warnings = await run.tracker.verify()
         warnings += _credential_warnings(spec.uses_local_model)
-        test_command = spec.test_command or detect_test_command(project)
-        baseline = None
-        if test_command and not spec.skip_test_suite:
-            baseline = await run_tests(project, test_command)
-            if not baseline.passed:
-                warnings.append(f"the test suite fails before any change: {baseline.summary}")
+        test_command = spec.test_command or run.project_env.test_command
+        baseline = await run.tests(test_command) if test_command else None
+        if baseline is not None:
+            verdict = classify_baseline(baseline)
+            if verdict.outcome == "cannot_run":
+                raise ProjectBrokenError(
+                    f"the project's tests cannot run: `{test_command}` says {verdict.reason} "
+                    f"(environment: {run.project_env.kind}); give the project a .venv with "
+                    'its test dependencies, or set "test_command" in the spec'
+                )
+            if verdict.outcome == "fails":
+                failing = ", ".join(baseline.failed_tests) or baseline.summary
+                warnings.append(
+                    f"the test suite fails before any change ({baseline.summary}); these "
+                    f"failures are pre-existing and never counted against the agent: {failing}"
+                )
         uncommitted = [
             path for path in git.changed_files(project) if not path.startswith(WORKSPACE_ROOT_NAME)
         ]
@@ -75,7 +86,11 @@ async def project_verification(run: Run) -> None:
     decision = checkpoint.decision
     assert decision is not None
     if decision.approved:
-        run.move(Phase.SPEC_TO_ISSUES, test_command=checkpoint.context.test_command)
+        run.move(
+            Phase.SPEC_TO_ISSUES,
+            test_command=checkpoint.context.test_command,
+            project_baseline=checkpoint.context.baseline_tests,
+        )
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
@@ -89,13 +104,16 @@ async def spec_to_issues(run: Run) -> None:
 
     async def build(checkpoint_id: str) -> Checkpoint:
         spec_text = run.files.spec_copy.read_text()
+        if run.spec.uses_local_model:
+            playbook = load_playbook(run.spec.playbook or DEMO_PLAYBOOK)
+            if not playbook.plays(spec_text):
+                raise SessionError(ONLY_THE_DEMO)
         reports, _ = await run.session(
             f"initializer (attempt {state.spec_attempt})",
             "initializer",
             done=lambda r: r.proposal is not None,
             target_branch=run.spec.target_branch,
             spec=spec_text,
-            feedback=prompts.feedback_block(state.feedback),
         )
         proposal = reports.proposal
         if proposal is None:
@@ -130,6 +148,7 @@ async def spec_to_issues(run: Run) -> None:
             "proposal rejected",
             spec_attempt=state.spec_attempt + 1,
             feedback=decision.reason or "The proposal was rejected; propose a better breakdown.",
+            feedback_source="human",
         )
         return
     first_line = run.files.spec_copy.read_text().strip().splitlines()[:1]

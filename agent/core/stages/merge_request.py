@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import git, prompts
-from agent.core.gates import run_tests
+from agent.core import git
+from agent.core.gates import blocking_failures
 from agent.core.orchestrator import Run
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
@@ -19,7 +19,6 @@ from common.schemas.checkpoint import (
     MrReviewCheckpoint,
     MrReviewContext,
 )
-from common.schemas.gates import TestRun
 from common.schemas.issues import TrackedIssue
 
 VERIFY_ATTEMPTS = 3
@@ -29,15 +28,17 @@ VERIFY_PAUSE_S = 1.0
 async def mr_phase_transition(run: Run) -> None:
     """Final test run (a failure stops the run), then the gate into the MR stage."""
     spec = run.spec
-    final: TestRun | None = None
-    if run.state.test_command and not spec.skip_test_suite:
-        final = await run_tests(spec.project_dir, run.state.test_command)
+    final = await run.tests()
+    if final is not None:
         run.log(f"final tests: {final.summary}")
-        if not final.passed:
-            reason = f"the final test suite fails ({final.summary}); no merge request"
+        failing = blocking_failures(run.state.project_baseline, final)
+        if failing:
+            reason = (
+                f"the final test suite fails ({final.summary}: {', '.join(failing)}); "
+                "no merge request"
+            )
             run.move(Phase.FAILED, reason, failure=reason)
             return
-    run.save(last_test_run=final)
     issues = await run.tracker.list_issues()
 
     async def build(checkpoint_id: str) -> Checkpoint:
@@ -91,7 +92,6 @@ async def mr_review(run: Run) -> None:
             feature_branch=run.info.feature_branch,
             target_branch=spec.target_branch,
             issues=listing,
-            feedback=prompts.feedback_block(run.state.feedback),
         )
         draft = reports.merge_request
         assert draft is not None
@@ -131,6 +131,7 @@ async def mr_review(run: Run) -> None:
             mr_title=None,
             mr_description=None,
             feedback=decision.reason or "The reviewer rejected the merge request draft.",
+            feedback_source="human",
         )
 
 

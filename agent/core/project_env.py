@@ -1,0 +1,120 @@
+"""The target project's own environment: the interpreter and tools its commands run with.
+
+Why: the harness runs in a virtual environment of its own, which holds the harness's
+dependencies and nothing of the project's. A test run or a model's ``pip install`` in
+that environment would test the wrong thing and change the harness. So the gates and
+the model's Bash get the project's environment: its ``.venv``/``venv`` first on
+``PATH`` when it has one, else the user's ``PATH`` as the harness found it, with the
+harness's own interpreter taken out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+VENV_NAMES = (".venv", "venv")
+"""Folders in the project that count as its own Python environment, in this order."""
+_PYTHON_MARKERS = ("pyproject.toml", "pytest.ini", "setup.cfg", "setup.py", "tox.ini", "tests")
+_HIDDEN_VARIABLES = ("VIRTUAL_ENV", "PYTHONHOME", "CONDA_PREFIX", "__PYVENV_LAUNCHER__")
+
+
+@dataclass(frozen=True)
+class ProjectEnv:
+    """How the project's commands run: the test command, and the variables they need."""
+
+    kind: str
+    """A label for people: ``project venv .venv``, ``uv``, ``npm``, ``PATH``…"""
+    test_command: str | None
+    """The detected test command (``None``: none found)."""
+    variables: dict[str, str] = field(default_factory=dict)
+    """``PATH`` (and ``VIRTUAL_ENV`` for a project venv) for every project command."""
+
+    def environ(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base`` without the harness's interpreter, with this project's variables."""
+        return {**without_harness(base), **self.variables}
+
+
+def harness_prefixes() -> tuple[Path, ...]:
+    """The harness's own virtual environment; none when it runs on a system interpreter,
+    which is the user's as much as ours."""
+    if sys.prefix == sys.base_prefix:
+        return ()
+    return (Path(sys.prefix).resolve(),)
+
+
+def without_harness(
+    environ: Mapping[str, str], prefixes: tuple[Path, ...] | None = None
+) -> dict[str, str]:
+    """``environ`` with the harness's venv off ``PATH`` and no venv variables pointing at it.
+
+    A ``PATH`` entry inside one of ``prefixes`` is dropped; ``VIRTUAL_ENV`` and the
+    like are dropped when they point inside one. Everything else stays as it is.
+    """
+    ours = harness_prefixes() if prefixes is None else prefixes
+    result = dict(environ)
+    entries = [e for e in environ.get("PATH", "").split(os.pathsep) if e]
+    kept = [entry for entry in entries if not _inside(Path(entry), ours)]
+    result["PATH"] = os.pathsep.join(kept)
+    for name in _HIDDEN_VARIABLES:
+        value = environ.get(name)
+        if value is not None and _inside(Path(value), ours):
+            del result[name]
+    return result
+
+
+def _inside(path: Path, prefixes: tuple[Path, ...]) -> bool:
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return False
+    return any(resolved == prefix or prefix in resolved.parents for prefix in prefixes)
+
+
+def project_venv(project_dir: Path) -> Path | None:
+    """The project's own virtual environment (``.venv`` or ``venv`` with a python), if any."""
+    for name in VENV_NAMES:
+        candidate = project_dir / name
+        if (candidate / "bin" / "python").exists():
+            return candidate
+    return None
+
+
+def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
+    """The project's environment and test command, from its files and the user's ``PATH``.
+
+    Order: a project venv (``.venv``/``venv``), ``uv run`` where ``uv.lock`` is present
+    and uv is installed, ``poetry run`` likewise, ``npm test``, ``go test ./...``,
+    ``cargo test``, else a Python project on the user's ``PATH``.
+    """
+    base_path = without_harness(environ).get("PATH", "")
+    venv = project_venv(project_dir)
+    python_project = any((project_dir / marker).exists() for marker in _PYTHON_MARKERS)
+    if venv is not None:
+        path = os.pathsep.join(filter(None, [str(venv / "bin"), base_path]))
+        variables = {"PATH": path, "VIRTUAL_ENV": str(venv)}
+        command = f"{venv.name}/bin/python -m pytest -q" if python_project else None
+        return ProjectEnv(f"project venv {venv.name}", command, variables)
+    variables = {"PATH": base_path}
+
+    def on_path(tool: str) -> bool:
+        return shutil.which(tool, path=base_path) is not None
+
+    if (project_dir / "uv.lock").exists() and on_path("uv"):
+        return ProjectEnv("uv", "uv run python -m pytest -q", variables)
+    if (project_dir / "poetry.lock").exists() and on_path("poetry"):
+        return ProjectEnv("poetry", "poetry run python -m pytest -q", variables)
+    if (project_dir / "package.json").exists():
+        return ProjectEnv("npm", "npm test --silent", variables)
+    if (project_dir / "go.mod").exists():
+        return ProjectEnv("go", "go test ./...", variables)
+    if (project_dir / "Cargo.toml").exists():
+        return ProjectEnv("cargo", "cargo test", variables)
+    if python_project:
+        python = "python" if on_path("python") else "python3"
+        return ProjectEnv("PATH", f"{python} -m pytest -q", variables)
+    return ProjectEnv("PATH", None, variables)
