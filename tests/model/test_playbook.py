@@ -244,8 +244,7 @@ DEMO_SPEC = (Path(__file__).resolve().parents[2] / "demo" / "spec.md").read_text
 
 def test_demo_initializer_proposes_the_three_issues() -> None:
     prompt = (
-        "Session: initializer\nProject directory: /tmp/demo proj\nTarget branch: main\n"
-        + DEMO_SPEC
+        "Session: initializer\nProject directory: /tmp/demo proj\nTarget branch: main\n" + DEMO_SPEC
     )
     (read,) = tool_uses(demo_reply(prompt, 0))
     assert read.input == {"file_path": "/tmp/demo proj/README.md"}

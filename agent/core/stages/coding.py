@@ -283,6 +283,7 @@ async def issue_closure(run: Run) -> None:
                 diff=diff,
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
+                gate_refusals=state.gate_refusals,
             ),
         )
 
