@@ -23,13 +23,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agent.cli import DEMO_PLAYBOOK
 from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run, run_to_end
 from agent.core.session import SessionConfig, SessionResult, run_session
+from agent.core.tools import SessionReports
+from agent.core.toolset import ToolSurface
 from agent.core.workspace import load_info, prepare_workspace
 from agent.model.launcher import LocalModel
 from agent.model.recording import RECORD_ENV, read_records
@@ -48,8 +49,16 @@ class SessionFigures:
     """One session's requests, as the model server received them."""
 
     label: str
+    surface: ToolSurface
+    """The tools the harness asked the CLI to offer."""
     requests: list[RequestRecord] = field(default_factory=list)
     tool_calls: list[str] = field(default_factory=list)
+    """The model's tool calls, in order, as the session's last request carries them."""
+
+    @property
+    def first(self) -> RequestRecord | None:
+        """The session's first request with tools (the CLI's utility requests carry none)."""
+        return next((r for r in self.requests if r.tool_names), None)
 
 
 @dataclass
@@ -71,42 +80,49 @@ async def measure(model: str, root: Path) -> Measurement:
     tracker = make_tracker(info, files, {}, os.environ, log=log)
     sessions: list[SessionFigures] = []
 
-    async def recorded(label: str, *args: Any) -> SessionResult:
+    async def recorded(
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+        log: AgentLog,
+    ) -> SessionResult:
         before = len(read_records(record))
-        figures = SessionFigures(label)
+        figures = SessionFigures(label, reports.surface)
         sessions.append(figures)
         try:
-            return await run_session(label, *args)
+            return await run_session(label, system, prompt, config, reports, log)
         finally:
             figures.requests = read_records(record)[before:]
-            figures.tool_calls = [name for r in figures.requests[-1:] for name in _calls(r)]
+            figures.tool_calls = list(figures.requests[-1].tool_calls) if figures.requests else []
 
-    os.environ[RECORD_ENV] = str(record)
+    os.environ[RECORD_ENV] = str(record)  # the model process inherits it
     started = time.monotonic()
-    async with LocalModel(DEMO_PLAYBOOK) as url:
-        env = {
-            "ANTHROPIC_BASE_URL": url,
-            "ANTHROPIC_API_KEY": "local-playbook",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-        config = SessionConfig(project_dir=spec.project_dir, model=model, env=env)
-        run = Run(
-            files=files,
-            info=info,
-            state=AgentState(),
-            tracker=tracker,
-            sessions=config,
-            log=log,
-            session_runner=recorded,
-        )
-        outcome, reason = await run_to_end(run)
-    del os.environ[RECORD_ENV]
+    try:
+        async with LocalModel(DEMO_PLAYBOOK) as url:
+            env = {
+                "ANTHROPIC_BASE_URL": url,
+                "ANTHROPIC_API_KEY": "local-playbook",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            }
+            config = SessionConfig(
+                project_dir=spec.project_dir, model=model, env=env, local_model=True
+            )
+            run = Run(
+                files=files,
+                info=info,
+                state=AgentState(),
+                tracker=tracker,
+                sessions=config,
+                log=log,
+                session_runner=recorded,
+            )
+            outcome, reason = await run_to_end(run)
+    finally:
+        del os.environ[RECORD_ENV]
     elapsed = time.monotonic() - started
     return Measurement(sessions, outcome + (f" ({reason})" if reason else ""), elapsed)
-
-
-def _calls(last: RequestRecord) -> list[str]:
-    return list(last.tool_calls)
 
 
 def _kb(size: int) -> str:
@@ -123,7 +139,7 @@ def report(measurement: Measurement, model: str) -> str:
     ]
     worst = 0
     for s in measurement.sessions:
-        first = next((r for r in s.requests if r.tool_names), None)
+        first = s.first
         if first is None:
             rows.append(f"{s.label:<28} (no request with tools)")
             continue

@@ -120,7 +120,7 @@ async def run_session(
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype
         raise SessionError(f"session {label} failed{status}: {detail}")
-    figures = _figures(result, tracker.touched, local_model=config.local_model)
+    figures = session_figures(result, tracker.touched, local_model=config.local_model)
     cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
     log(
         f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in "
@@ -130,7 +130,9 @@ async def run_session(
     return figures
 
 
-def _figures(result: ResultMessage, touched: set[str], *, local_model: bool) -> SessionResult:
+def session_figures(
+    result: ResultMessage, touched: set[str], *, local_model: bool
+) -> SessionResult:
     """The session's figures; input counts every billed kind of input token."""
     usage = result.usage or {}
     cache_read = int(usage.get("cache_read_input_tokens") or 0)
