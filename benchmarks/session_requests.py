@@ -70,8 +70,8 @@ class Measurement:
     seconds: float
 
 
-async def measure(model: str, root: Path) -> Measurement:
-    """Run the demo to its end on ``model`` and collect each session's requests."""
+async def measure(model: str | None, root: Path) -> Measurement:
+    """Run the demo to its end on ``model`` (``None``: the CLI's default) and collect requests."""
     record = root / "requests.jsonl"
     spec = prepare_demo(root / "demo", auto_accept=True)
     files = WorkspaceFiles(prepare_workspace(spec))
@@ -129,10 +129,12 @@ def _kb(size: int) -> str:
     return f"{size / 1000:.1f}"
 
 
-def report(measurement: Measurement, model: str) -> str:
+def report(measurement: Measurement) -> str:
     """The table, one row per session, and the comparison lines."""
+    models = sorted({r.model for s in measurement.sessions for r in s.requests if r.tool_names})
     rows = [
-        f"model {model}; run {measurement.outcome} in {measurement.seconds:.1f} s",
+        f"model {', '.join(models) or '?'}; "
+        f"run {measurement.outcome} in {measurement.seconds:.1f} s",
         "",
         f"{'session':<28} {'first request KB: system':>24} {'messages':>9} {'tools':>6} "
         f"{'total':>6} {'requests':>9} {'all KB':>7}  tools offered / called",
@@ -164,13 +166,17 @@ def report(measurement: Measurement, model: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="claude-sonnet-4-5", help="model name the CLI sends")
+    parser.add_argument(
+        "--model",
+        default="claude-sonnet-4-5",
+        help="model name the CLI sends ('' for the CLI's default, as the demo runs)",
+    )
     args = parser.parse_args(argv)
     bin_dir = str(Path(sys.executable).parent)  # the model's Bash finds pytest, as in agent.cli
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     root = Path(tempfile.mkdtemp(prefix="bench-requests-"))
-    measurement = asyncio.run(measure(args.model, root))
-    print(report(measurement, args.model))
+    measurement = asyncio.run(measure(args.model or None, root))
+    print(report(measurement))
     return 0 if measurement.outcome == "done" else 1
 
 

@@ -9,7 +9,11 @@ MCP tools are offered directly and the first request stays under 30 KB.
 Each kind gets the least it needs. Sessions that only read the project and
 report (initializer, enrichment) get no Bash, Write or Edit: Bash's definition
 alone is 12.6 KB, and a session that must not change files had better not be
-able to. The CLI drops names it does not know without a word (``MultiEdit`` and
+able to. Sessions with Bash get no Grep (3.7 KB; ``grep`` runs in Bash): with
+it the demo's coding sessions measured 29.1–29.6 KB, too close to the 30 KB
+budget for issues longer than the demo's; without it 25.5–26.0 KB.
+
+The CLI drops names it does not know without a word (``MultiEdit`` and
 ``TodoWrite`` were in the harness's list and never existed in this CLI), so the
 names offered are checked against what the CLI reports in its ``init`` message.
 """

@@ -5,6 +5,8 @@ parent can start it on port 0 and read the port. A bad playbook or fault list is
 one line on stderr and exit status 2. SIGTERM and SIGINT stop it cleanly; with
 ``--exit-with-stdin`` it also stops when its stdin reaches EOF, so it cannot
 outlive a parent that was killed (the parent holds the other end of the pipe).
+With ``--record FILE`` (or ``HARNESS_MODEL_RECORD``) it appends the size of every
+request it receives to FILE, for benchmarks (:mod:`agent.model.recording`).
 """
 
 from __future__ import annotations
