@@ -72,7 +72,10 @@ async def run_agent(
     async with model_environment(info.spec, log) as env:
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
-            project_dir=info.spec.project_dir, model=model, env={**project_env.variables, **env}
+            project_dir=info.spec.project_dir,
+            model=model,
+            env={**project_env.variables, **env},
+            local_model=info.spec.uses_local_model,
         )
         run = Run(
             files=files,

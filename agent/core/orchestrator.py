@@ -20,6 +20,7 @@ from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
+from agent.core.toolset import surface_for
 from agent.core.workspace import load_info
 from agent.tracker.base import IssueTracker
 from common.atomic import write_model
@@ -155,9 +156,10 @@ class Run:
         values.setdefault(
             "feedback", prompts.feedback_block(self.state.feedback, self.state.feedback_source)
         )
+        surface = surface_for(template)
         prompt = prompts.render(template, project_dir=self.spec.project_dir, **values)
         for attempt in range(1, SESSION_ATTEMPTS + 1):
-            reports = SessionReports(expected_issue=expected_issue)
+            reports = SessionReports(expected_issue=expected_issue, surface=surface)
             try:
                 result = await self.session_runner(
                     label, system, prompt, self.sessions, reports, self.log

@@ -1,8 +1,10 @@
 """One Claude session through claude-agent-sdk and its bundled CLI.
 
 The session owns its SDK client from start to end in one task. It loads no
-settings or CLAUDE.md from the target repository (``setting_sources=[]``), runs
-every tool call through our hooks, and writes every message to the agent log.
+settings or CLAUDE.md from the target repository (``setting_sources=[]``), offers
+the model exactly the tools of its kind (``tools=``, see :mod:`agent.core.toolset`),
+checks that the CLI offers exactly those, runs every tool call through our hooks,
+and writes every message to the agent log.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from claude_agent_sdk import (
 from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.tools import SERVER_NAME, SessionReports
+from agent.core.toolset import check_offered
 from common.errors import SessionError
 
-BUILTIN_TOOLS = ["Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "TodoWrite"]
 SESSION_TIMEOUT_S = 45 * 60
 _PREVIEW = 300
 
@@ -45,6 +47,9 @@ class SessionConfig:
     model: str | None
     env: dict[str, str] = field(default_factory=dict)
     max_turns: int = 80
+    local_model: bool = False
+    """The embedded playbook model answers: its sessions cost nothing (the CLI would
+    price them as the Claude model it names)."""
 
 
 @dataclass
@@ -54,10 +59,15 @@ class SessionResult:
     turns: int
     cost_usd: float | None
     input_tokens: int
+    """All input tokens: uncached, read from the cache and written to it (all are billed)."""
     output_tokens: int
     duration_ms: int
     denials: int
     touched: set[str]
+    cache_read_tokens: int = 0
+    """Part of ``input_tokens`` read from the prompt cache."""
+    cache_creation_tokens: int = 0
+    """Part of ``input_tokens`` written to the prompt cache."""
 
 
 async def run_session(
@@ -74,10 +84,12 @@ async def run_session(
         SessionError: the CLI could not start, the API kept failing, or the session timed out.
     """
     tracker = FileTracker(config.project_dir)
+    surface = reports.surface
     options = ClaudeAgentOptions(
         system_prompt=system_prompt,
         mcp_servers={SERVER_NAME: reports.server()},
-        allowed_tools=[*BUILTIN_TOOLS, *reports.tool_names()],
+        tools=list(surface.builtin),
+        allowed_tools=surface.names(),
         permission_mode="acceptEdits",
         cwd=str(config.project_dir),
         setting_sources=[],
@@ -94,6 +106,8 @@ async def run_session(
             await client.query(prompt)
             async for message in client.receive_response():
                 _log_message(log, message)
+                if isinstance(message, SystemMessage) and message.subtype == "init":
+                    check_offered(label, surface.names(), message.data.get("tools") or [])
                 if isinstance(message, ResultMessage):
                     result = message
     except TimeoutError as e:
@@ -106,22 +120,34 @@ async def run_session(
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype
         raise SessionError(f"session {label} failed{status}: {detail}")
-    usage = result.usage or {}
-    figures = SessionResult(
-        turns=result.num_turns,
-        cost_usd=result.total_cost_usd,
-        input_tokens=int(usage.get("input_tokens", 0)),
-        output_tokens=int(usage.get("output_tokens", 0)),
-        duration_ms=result.duration_ms,
-        denials=len(result.permission_denials or []),
-        touched=tracker.touched,
-    )
+    figures = session_figures(result, tracker.touched, local_model=config.local_model)
     cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
     log(
-        f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in / "
+        f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in "
+        f"({figures.cache_read_tokens} cache read, {figures.cache_creation_tokens} cache write) / "
         f"{figures.output_tokens} out tokens, cost {cost}, {figures.duration_ms} ms"
     )
     return figures
+
+
+def session_figures(
+    result: ResultMessage, touched: set[str], *, local_model: bool
+) -> SessionResult:
+    """The session's figures; input counts every billed kind of input token."""
+    usage = result.usage or {}
+    cache_read = int(usage.get("cache_read_input_tokens") or 0)
+    cache_creation = int(usage.get("cache_creation_input_tokens") or 0)
+    return SessionResult(
+        turns=result.num_turns,
+        cost_usd=0.0 if local_model else result.total_cost_usd,
+        input_tokens=int(usage.get("input_tokens") or 0) + cache_read + cache_creation,
+        output_tokens=int(usage.get("output_tokens") or 0),
+        duration_ms=result.duration_ms,
+        denials=len(result.permission_denials or []),
+        touched=touched,
+        cache_read_tokens=cache_read,
+        cache_creation_tokens=cache_creation,
+    )
 
 
 def _log_message(log: AgentLog, message: Any) -> None:

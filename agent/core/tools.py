@@ -12,10 +12,11 @@ from typing import Any, Literal
 from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server, tool
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.core.toolset import FULL_SURFACE, SERVER_NAME, ToolSurface
 from common.schemas.base import StrictModel
 from common.schemas.issues import IssueDraft
 
-SERVER_NAME = "harness"
+__all__ = ["SERVER_NAME", "SessionReports"]
 
 
 class IssueProposal(StrictModel):
@@ -66,9 +67,14 @@ class MergeRequestDraft(StrictModel):
 
 @dataclass
 class SessionReports:
-    """What the model reported through the harness tools during one session."""
+    """What the model reported through the harness tools during one session.
+
+    ``surface`` says which tools the session gets; only its harness tools are
+    served, so a session cannot report what its phase does not ask for.
+    """
 
     expected_issue: int | None = None
+    surface: ToolSurface = FULL_SURFACE
     proposal: IssueProposal | None = None
     enrichment: Enrichment | None = None
     handoff: Handoff | None = None
@@ -80,20 +86,12 @@ class SessionReports:
         """The in-process MCP server whose tools fill this record."""
         return create_sdk_mcp_server(SERVER_NAME, tools=self._tools())
 
-    @staticmethod
-    def tool_names() -> list[str]:
-        """Tool names as the model (and ``allowed_tools``) sees them."""
-        names = [
-            "propose_issues",
-            "enrich_issue",
-            "record_handoff",
-            "report_issue_done",
-            "propose_merge_request",
-        ]
-        return [f"mcp__{SERVER_NAME}__{name}" for name in names]
+    def tool_names(self) -> list[str]:
+        """The harness tools this session serves, as the model (and ``allowed_tools``) sees them."""
+        return self.surface.harness_names()
 
     def _tools(self) -> list[SdkMcpTool[Any]]:
-        return [
+        every = [
             self._make(
                 "propose_issues",
                 "Propose the issues the spec breaks into (spec-faithful: only what the spec "
@@ -128,6 +126,7 @@ class SessionReports:
                 "merge_request",
             ),
         ]
+        return [t for t in every if t.name in self.surface.harness]
 
     def _make(
         self, name: str, description: str, model: type[BaseModel], slot: str

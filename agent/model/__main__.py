@@ -5,11 +5,14 @@ parent can start it on port 0 and read the port. A bad playbook or fault list is
 one line on stderr and exit status 2. SIGTERM and SIGINT stop it cleanly; with
 ``--exit-with-stdin`` it also stops when its stdin reaches EOF, so it cannot
 outlive a parent that was killed (the parent holds the other end of the pipe).
+With ``--record FILE`` (or ``HARNESS_MODEL_RECORD``) it appends the size of every
+request it receives to FILE, for benchmarks (:mod:`agent.model.recording`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -17,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 
 from agent.model.playbook import PlaybookError, load_playbook
+from agent.model.recording import RECORD_ENV, RequestRecorder
 from agent.model.server import FAULTS, PlaybookServer, parse_faults
 
 EXIT_USAGE = 2
@@ -34,6 +38,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--faults",
         default="",
         help=f"comma-separated faults for the first requests ({','.join(FAULTS)})",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=os.environ.get(RECORD_ENV) or None,
+        help=f"append one JSONL line per request (sizes by part) to this file (${RECORD_ENV})",
     )
     parser.add_argument(
         "--exit-with-stdin", action="store_true", help="stop when stdin reaches end of file"
@@ -55,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     except (PlaybookError, ValueError) as e:
         return _fail(str(e))
     try:
-        server = PlaybookServer(playbook, host=args.host, port=args.port, faults=faults)
+        recorder = RequestRecorder(args.record) if args.record else None
+        server = PlaybookServer(
+            playbook, host=args.host, port=args.port, faults=faults, recorder=recorder
+        )
     except OSError as e:
         return _fail(f"cannot listen on {args.host}:{args.port}: {e.strerror}")
 

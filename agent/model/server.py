@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from agent.model import wire
 from agent.model.playbook import Playbook, choose_reply
+from agent.model.recording import RequestRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +71,12 @@ class PlaybookServer:
         port: int = 0,
         faults: Sequence[str] = (),
         slow_seconds: float = SLOW_SECONDS,
+        recorder: RequestRecorder | None = None,
     ) -> None:
         """Bind the socket now, so the port is known before :meth:`start`.
+
+        ``recorder``, when given, gets every well-formed ``/v1/messages`` request
+        (for benchmarks: what the client sends, part by part).
 
         Raises:
             ValueError: a fault is not one of :data:`FAULTS`.
@@ -79,6 +84,7 @@ class PlaybookServer:
         """
         self.playbook = playbook
         self.slow_seconds = slow_seconds
+        self.recorder = recorder
         self._faults: deque[Fault] = deque(parse_faults(",".join(faults)))
         self._lock = threading.Lock()
         self._served = 0
@@ -193,6 +199,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(HTTPStatus.OK, {"input_tokens": wire.estimate_tokens(body)})
             return
         owner = self.server.owner
+        if owner.recorder is not None:
+            owner.recorder.record(len(raw), body)
         fault = owner.next_fault()
         if fault == "slow":
             time.sleep(owner.slow_seconds)
