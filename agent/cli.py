@@ -27,6 +27,7 @@ from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.tracker.factory import make_tracker
+from common import help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.errors import HarnessError, SecretsError
 from common.paths import WorkspaceFiles
@@ -85,7 +86,9 @@ async def run_agent(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent.cli", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.cli", description=help_text.plain(__doc__)
+    )
     parser.add_argument("--workspace", required=True, type=Path, help="the agent's workspace")
     parser.add_argument(
         "--resume", action="store_true", help="give a failed run a fresh chance where it failed"
