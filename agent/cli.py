@@ -20,6 +20,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from agent.core import phases
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Outcome, Run, run_to_end
 from agent.core.project_env import detect as detect_project_env
@@ -29,10 +30,11 @@ from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.tracker.factory import make_tracker
+from common import help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.errors import HarnessError, SecretsError
 from common.paths import WorkspaceFiles
-from common.schemas.agent_state import AgentState
+from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
 from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
@@ -57,11 +59,23 @@ async def model_environment(spec: AgentSpec, log: AgentLog) -> AsyncIterator[dic
 
 
 async def run_agent(
-    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str] | None = None
+    files: WorkspaceFiles,
+    log: AgentLog,
+    secrets: dict[str, str] | None = None,
+    *,
+    resume: bool = False,
 ) -> tuple[Outcome, str]:
-    """Load the workspace and run the phase machine; ``secrets`` go to the tracker alone."""
+    """Load the workspace and run the phase machine; ``secrets`` go to the tracker alone.
+
+    With ``resume`` (``harness resume``), a failed run gets a fresh chance in the
+    phase it failed in (see :func:`agent.core.phases.resume_after_failure`).
+    """
     info = load_info(files.root)
     state = read_model_or_none(files.state, AgentState) or AgentState()
+    if resume and state.phase is Phase.FAILED:
+        state = phases.resume_after_failure(state, "resumed by `harness resume`")
+        write_model(files.state, state)
+        log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
     tracker = make_tracker(info, files, secrets or {}, os.environ, log=log)
     model = (
@@ -90,8 +104,13 @@ async def run_agent(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent.cli", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.cli", description=help_text.plain(__doc__)
+    )
     parser.add_argument("--workspace", required=True, type=Path, help="the agent's workspace")
+    parser.add_argument(
+        "--resume", action="store_true", help="give a failed run a fresh chance where it failed"
+    )
     add_secrets_fd_option(parser)
     args = parser.parse_args(argv)
     files = WorkspaceFiles(args.workspace.absolute())
@@ -106,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.clear()
     os.environ.update(cleaned)
     cleanup_orphans(files.root)
-    outcome, reason = asyncio.run(_supervised(files, log, secrets))
+    outcome, reason = asyncio.run(_supervised(files, log, secrets, resume=args.resume))
     return _ended(files, log, outcome, reason)
 
 
@@ -123,7 +142,7 @@ def _ended(files: WorkspaceFiles, log: AgentLog, outcome: Outcome, reason: str) 
 
 
 async def _supervised(
-    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str]
+    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str], *, resume: bool
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -132,7 +151,7 @@ async def _supervised(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, task.cancel)
     try:
-        return await run_agent(files, log, secrets)
+        return await run_agent(files, log, secrets, resume=resume)
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"
     except HarnessError as e:

@@ -62,6 +62,26 @@ def workspace_dir(project_dir: Path, spec_file: Path) -> Path:
     return project_dir / WORKSPACE_ROOT_NAME / f"{spec_slug(spec_file)}-{digest}"
 
 
+def numbered_workspace(project_dir: Path, spec_file: Path, number: int) -> Path:
+    """The ``number``-th workspace of a spec: the first is :func:`workspace_dir`, then
+    ``<slug>-<hash>-2``, ``-3``, ... (``harness run --fresh`` keeps the earlier ones)."""
+    first = workspace_dir(project_dir, spec_file)
+    return first if number <= 1 else first.with_name(f"{first.name}-{number}")
+
+
+def workspace_number(project_dir: Path, spec_file: Path) -> int:
+    """The number of the spec's newest existing workspace (0 when it has none)."""
+    first = workspace_dir(project_dir, spec_file)
+    numbers = [1] if first.is_dir() else []
+    if first.parent.is_dir():
+        prefix = f"{first.name}-"
+        for path in first.parent.iterdir():
+            suffix = path.name.removeprefix(prefix)
+            if path.name.startswith(prefix) and suffix.isdigit() and path.is_dir():
+                numbers.append(int(suffix))
+    return max(numbers, default=0)
+
+
 class WorkspaceFiles:
     """The files of one agent workspace, named once."""
 

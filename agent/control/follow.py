@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TextIO
 
@@ -41,16 +44,67 @@ class LogTail:
         return data.decode(errors="replace")
 
 
-async def follow_log(path: Path, out: TextIO = sys.stdout) -> None:
-    """Print ``path`` and then whatever is appended, until cancelled."""
-    tail = LogTail(path)
+def last_lines(path: Path, count: int, block: int = CHUNK) -> tuple[str, int]:
+    """The last ``count`` lines of ``path`` and the file's size when they were read.
+
+    The file is read backwards in blocks of ``block`` bytes until ``count`` line ends
+    are seen, so memory follows the lines asked for, not the file (a 1 GB log costs
+    a few blocks). A missing file has no lines.
+    """
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return "", 0
+    with handle:
+        end = handle.seek(0, os.SEEK_END)
+        if count <= 0:
+            return "", end
+        blocks: list[bytes] = []
+        newlines = 0
+        position = end
+        while position > 0 and newlines <= count:
+            step = min(block, position)
+            position -= step
+            handle.seek(position)
+            data = handle.read(step)
+            blocks.append(data)
+            newlines += data.count(b"\n")
+    data = b"".join(reversed(blocks))
+    ends_with_newline = data.endswith(b"\n")
+    lines = data.split(b"\n")
+    if ends_with_newline:
+        lines.pop()
+    text = b"\n".join(lines[-count:]) + (b"\n" if ends_with_newline and lines else b"")
+    return text.decode(errors="replace"), end
+
+
+async def follow_log(
+    path: Path, ended: Awaitable[object], out: TextIO = sys.stdout, *, offset: int = 0
+) -> None:
+    """Print what is appended to ``path`` after ``offset`` until ``ended`` completes.
+
+    Then the rest of the file is printed and the function returns, so ``harness logs
+    -f`` ends when the agent ends; an exception of ``ended`` is raised here.
+    """
+    tail = LogTail(path, offset)
     out.write(tail.read_new())
     out.flush()
-    async for _changes in awatch(path.parent, debounce=50, step=20, recursive=False):
-        text = tail.read_new()
-        if text:
-            out.write(text)
-            out.flush()
+    stop = asyncio.Event()
+    watcher = asyncio.ensure_future(ended)
+    watcher.add_done_callback(lambda _: stop.set())
+    try:
+        async for _changes in awatch(
+            path.parent, debounce=50, step=20, recursive=False, stop_event=stop
+        ):
+            text = tail.read_new()
+            if text:
+                out.write(text)
+                out.flush()
+        await watcher
+    finally:
+        watcher.cancel()
+    out.write(tail.read_new())
+    out.flush()
 
 
 async def wait_until_finished(

@@ -10,8 +10,11 @@ from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
 
 
-async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
-    """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end."""
+async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = False) -> int:
+    """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end.
+
+    With ``fresh`` each agent works in a new workspace, next to its spec's earlier ones.
+    """
     for spec in specs:
         validate_spec(spec)  # refuse bad input before anything starts
     if lifecycle.daemon_running() is None:
@@ -20,7 +23,7 @@ async def start_agents(specs: list[AgentSpec], *, wait: bool) -> int:
     names: list[str] = []
     async with DaemonClient.connect() as client:
         for spec in specs:
-            info = await client.start(spec)
+            info = await client.start(spec, fresh=fresh)
             names.append(info.name)
             print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
             print(f"  log: {info.log_file}")

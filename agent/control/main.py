@@ -1,4 +1,4 @@
-"""``harness``: run specs, watch agents, answer checkpoints, manage the daemon.
+"""harness: run specs, watch agents, answer checkpoints, manage the daemon.
 
 Every error is one line on stderr and a non-zero exit status.
 """
@@ -19,8 +19,10 @@ from agent.core import checkpoints
 from agent.core.render import render_checkpoint
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common import help_text
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
+from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from common.secrets import hide_secrets_from_proc
 
@@ -53,7 +55,18 @@ async def cmd_run(args: argparse.Namespace) -> int:
     specs = parse_specs(args.specs)
     if args.auto_accept:
         specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
-    return await start_agents(specs, wait=args.wait)
+    return await start_agents(specs, wait=args.wait, fresh=args.fresh)
+
+
+async def cmd_resume(args: argparse.Namespace) -> int:
+    async with DaemonClient.connect() as client:
+        info = await client.resume(args.agent)
+    print(f"{info.name} resumed in {info.workspace}")
+    print(f"  log: {info.log_file}")
+    if not args.wait:
+        return 0
+    final = (await follow.wait_until_finished([info.name]))[info.name]
+    return 0 if final.status is AgentStatus.DONE else 1
 
 
 async def cmd_demo(args: argparse.Namespace) -> int:
@@ -68,6 +81,8 @@ async def cmd_list(_args: argparse.Namespace) -> int:
         agents = await client.list_agents()
     if not agents:
         print("no agents")
+        return 0
+    print(LIST_HEADER)
     for info in agents:
         print(_one_line(info))
     return 0
@@ -87,10 +102,11 @@ async def cmd_status(args: argparse.Namespace) -> int:
 
 async def cmd_logs(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
+    text, end = follow.last_lines(info.log_file, args.lines)
+    sys.stdout.write(text)
     if args.follow:
-        await follow.follow_log(info.log_file)
-    else:
-        sys.stdout.write(follow.LogTail(info.log_file).read_new())
+        ended = follow.wait_until_finished([info.name], show_hints=False)
+        await follow.follow_log(info.log_file, ended, offset=end)
     return 0
 
 
@@ -129,8 +145,15 @@ async def cmd_stop(args: argparse.Namespace) -> int:
 
 async def cmd_remove(args: argparse.Namespace) -> int:
     async with DaemonClient.connect() as client:
-        await client.remove(args.agent)
-    print(f"{args.agent} removed")
+        if args.agent is not None:
+            names = [(await client.status(args.agent)).name]
+        else:
+            names = [i.name for i in await client.list_agents() if i.status in follow.FINISHED]
+        for name in names:
+            await client.remove(name)
+            print(f"{name} removed")
+    if not names:
+        print("no ended agents to remove")
     return 0
 
 
@@ -172,7 +195,11 @@ async def _agent(name: str) -> AgentInfo:
         return await client.status(name)
 
 
+LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'MODE'} {'PHASE':<20} SPEC"
+
+
 def _one_line(info: AgentInfo) -> str:
+    """One agent in the columns of :data:`LIST_HEADER`."""
     phase = info.phase.value if info.phase else "-"
     mode = "AUTO" if info.auto_accept else "HITL"
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
@@ -182,7 +209,7 @@ def _one_line(info: AgentInfo) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harness", description=__doc__)
+    parser = argparse.ArgumentParser(prog="harness", description=help_text.plain(__doc__))
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
     def add(name: str, command: Command, help_text: str) -> argparse.ArgumentParser:
@@ -191,9 +218,19 @@ def build_parser() -> argparse.ArgumentParser:
         return child
 
     run = add("run", cmd_run, "start agents from a JSON array of specs")
-    run.add_argument("--specs", required=True, help="JSON array of spec objects")
+    run.add_argument(
+        "--specs", required=True, help="JSON array of spec objects, or @FILE to read it from FILE"
+    )
     run.add_argument("--auto-accept", action="store_true", help="answer every checkpoint")
     run.add_argument("--wait", action="store_true", help="return when every agent has ended")
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start in a new workspace even if the spec ran before (the old one is kept)",
+    )
+    resume = add("resume", cmd_resume, "continue a stopped or failed agent where it ended")
+    resume.add_argument("agent")
+    resume.add_argument("--wait", action="store_true", help="return when the agent has ended")
 
     demo = add("demo", cmd_demo, "run the demo project on the embedded model")
     demo.add_argument("--dir", type=Path, help="where to put the demo (default: a new temp dir)")
@@ -212,13 +249,23 @@ def build_parser() -> argparse.ArgumentParser:
     for name, command, text in (
         ("status", cmd_status, "show one agent"),
         ("checkpoint", cmd_checkpoint, "show the checkpoint waiting for a decision"),
-        ("stop", cmd_stop, "stop an agent (it can be started again and resumes)"),
-        ("remove", cmd_remove, "forget a stopped agent"),
+        ("stop", cmd_stop, "stop an agent (harness resume continues it)"),
     ):
         add(name, command, text).add_argument("agent")
-    logs = add("logs", cmd_logs, "print an agent's log")
+    remove = add("remove", cmd_remove, "forget an ended agent (its workspace is kept)")
+    which = remove.add_mutually_exclusive_group(required=True)
+    which.add_argument("agent", nargs="?")
+    which.add_argument(
+        "--finished", action="store_true", help="forget every done, failed or stopped agent"
+    )
+    logs = add("logs", cmd_logs, "print the end of an agent's log")
     logs.add_argument("agent")
-    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    logs.add_argument(
+        "-n", "--lines", type=int, default=100, metavar="N", help="how many lines (default 100)"
+    )
+    logs.add_argument(
+        "-f", "--follow", action="store_true", help="keep printing new lines until the agent ends"
+    )
     approve = add("approve", cmd_approve, "approve the waiting checkpoint")
     approve.add_argument("agent")
     approve.add_argument("--choice", help="issue iid(s), or a regression action")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -11,11 +12,14 @@ from common.schemas.spec import AgentSpec, SpecList
 
 
 def parse_specs(text: str) -> list[AgentSpec]:
-    """Parse a JSON array (or a single object) of agent specs.
+    """Parse a JSON array (or a single object) of agent specs; ``@FILE`` reads it from FILE.
 
     Raises:
-        SpecError: the text is not JSON or an entry does not fit the schema.
+        SpecError: the file cannot be read, the text is not JSON or an entry does not
+            fit the schema.
     """
+    if text.startswith("@"):
+        text = _read_specs_file(Path(text[1:]).expanduser())
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -35,3 +39,18 @@ def parse_specs(text: str) -> list[AgentSpec]:
         )
         message = str(problem["msg"])
         raise SpecError(f"--specs{where}: {message[:1].lower()}{message[1:]}") from e
+
+
+def _read_specs_file(path: Path) -> str:
+    """The text of a ``--specs @FILE``.
+
+    Raises:
+        SpecError: the file is missing or unreadable.
+    """
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise SpecError(f"--specs file {path} does not exist") from e
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise SpecError(f"--specs file {path} cannot be read: {reason}") from e

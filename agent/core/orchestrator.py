@@ -136,7 +136,9 @@ class Run:
         decision = checkpoint.decision
         who = decision.decided_by if decision is not None else "?"
         why = f": {decision.reason}" if decision is not None and decision.reason else ""
-        return StopRun(f"paused at {checkpoint.type.value} by {who}{why}; start again to resume")
+        return StopRun(
+            f"paused at {checkpoint.type.value} by {who}{why}; `harness resume` continues"
+        )
 
     async def session(
         self,

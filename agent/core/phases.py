@@ -57,3 +57,37 @@ def advance(state: AgentState, target: Phase, reason: str = "", **changes: objec
         "updated_at": utc_now(),
     }
     return state.model_validate({**state.model_dump(), **update})
+
+
+def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentState:
+    """Give a FAILED run a fresh chance in the phase it failed in; other states are returned as is.
+
+    FAILED stays terminal for the phase machine: only a person (``harness resume``)
+    reopens a run, and this is the one place that says how. The rule:
+
+    - the run goes back to the phase of its last move to FAILED (recorded in the
+      history by :func:`advance`); without such a move, to project_verification;
+    - budgets the harness counts per phase start again: the sessions spent on the
+      current issue (``issue_sessions``), so "issue #N is not done after 3 sessions"
+      gets three new sessions on that issue;
+    - ``failure`` is cleared, so the old reason is not reported again;
+    - everything else (issues, commits, the test baseline, the files that were dirty
+      before a session, feedback) is kept: the work done so far is not thrown away.
+
+    The move back is recorded in the history like any other transition.
+    """
+    if state.phase is not P.FAILED:
+        return state
+    failed_in = next(
+        (move.from_phase for move in reversed(state.history) if move.to_phase is P.FAILED),
+        P.PROJECT_VERIFICATION,
+    )
+    move = Transition(from_phase=P.FAILED, to_phase=failed_in, reason=reason)
+    update: dict[str, object] = {
+        "phase": failed_in,
+        "failure": None,
+        "issue_sessions": 0,
+        "history": [*state.history, move],
+        "updated_at": utc_now(),
+    }
+    return state.model_validate({**state.model_dump(), **update})

@@ -12,7 +12,7 @@ from pathlib import Path
 from agent.core import git
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import SpecError
-from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, spec_slug, workspace_dir
+from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, numbered_workspace, spec_slug
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 
@@ -40,19 +40,21 @@ def validate_spec(spec: AgentSpec) -> None:
         raise SpecError(f"playbook {spec.playbook} does not exist")
 
 
-def feature_branch_name(spec: AgentSpec) -> str:
-    """``feature/<spec-slug>``: one branch per spec."""
-    return f"feature/{spec_slug(spec.spec_file)}"
+def feature_branch_name(spec: AgentSpec, number: int = 1) -> str:
+    """``feature/<spec-slug>``: one branch per spec, ``feature/<spec-slug>-N`` for its
+    N-th workspace (a fresh run does not build on the commits of an earlier one)."""
+    suffix = f"-{number}" if number > 1 else ""
+    return f"feature/{spec_slug(spec.spec_file)}{suffix}"
 
 
-def prepare_workspace(spec: AgentSpec) -> Path:
-    """Validate ``spec`` and create its workspace; an existing one is kept (resume).
+def prepare_workspace(spec: AgentSpec, number: int = 1) -> Path:
+    """Validate ``spec`` and create its ``number``-th workspace; an existing one is kept.
 
     Returns:
         The workspace folder.
     """
     validate_spec(spec)
-    root = workspace_dir(spec.project_dir, spec.spec_file)
+    root = numbered_workspace(spec.project_dir, spec.spec_file, number)
     files = WorkspaceFiles(root)
     files.logs.mkdir(parents=True, exist_ok=True)
     git.exclude_path(spec.project_dir, f"/{WORKSPACE_ROOT_NAME}/")
@@ -63,7 +65,7 @@ def prepare_workspace(spec: AgentSpec) -> Path:
         info = WorkspaceInfo(
             spec=spec,
             spec_slug=spec_slug(spec.spec_file),
-            feature_branch=feature_branch_name(spec),
+            feature_branch=feature_branch_name(spec, number),
             auto_accept=spec.auto_accept,
         )
         write_model(files.info, info)

@@ -37,6 +37,7 @@ from common.schemas.protocol import (
     Reply,
     ReplyAdapter,
     Request,
+    ResumeRequest,
     SetAutoAcceptRequest,
     ShutdownRequest,
     StartRequest,
@@ -102,13 +103,22 @@ class DaemonClient:
         reply = await self._call(ListRequest(id=next(self._ids)), AgentsReply)
         return reply.agents
 
-    async def start(self, spec: AgentSpec) -> AgentInfo:
-        """Validate ``spec`` and start an agent for it.
+    async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
+        """Validate ``spec`` and start an agent for it (``fresh``: in a new workspace).
 
         Raises:
             DaemonError: with the daemon's reason (bad spec, already running, ...).
         """
-        request = StartRequest(id=next(self._ids), spec=spec)
+        request = StartRequest(id=next(self._ids), spec=spec, fresh=fresh)
+        return (await self._call(request, AgentReply)).agent
+
+    async def resume(self, name: str, credentials: dict[str, str] | None = None) -> AgentInfo:
+        """Start a stopped or failed agent again, under its name, where it ended.
+
+        Raises:
+            DaemonError: with the daemon's reason (running, done, unknown, ...).
+        """
+        request = ResumeRequest(id=next(self._ids), agent=name, credentials=credentials or {})
         return (await self._call(request, AgentReply)).agent
 
     async def stop(self, name: str) -> AgentInfo:

@@ -79,6 +79,13 @@ class Registry:
         self.save()
         return updated
 
+    def replace(self, record: AgentRecord) -> None:
+        """Write a new version of the agent named ``record.name`` (a resume), in its place."""
+        if self.find(record.name) is None:
+            raise DaemonError(f"no agent named {record.name}")
+        self._state.agents = [record if r.name == record.name else r for r in self._state.agents]
+        self.save()
+
     def remove(self, name: str) -> None:
         """Forget an agent; its workspace stays where it is."""
         self._state.agents = [r for r in self._state.agents if r.name != name]

@@ -45,6 +45,7 @@ from common.schemas.protocol import (
     RemoveRequest,
     Request,
     RequestAdapter,
+    ResumeRequest,
     SetAutoAcceptRequest,
     ShutdownRequest,
     StartRequest,
@@ -234,7 +235,10 @@ class DaemonServer:
             case ListRequest():
                 await connection.send(AgentsReply(id=request.id, agents=supervisor.agents()))
             case StartRequest():
-                agent = await supervisor.start_agent(request.spec)
+                agent = await supervisor.start_agent(request.spec, fresh=request.fresh)
+                await connection.send(AgentReply(id=request.id, agent=agent))
+            case ResumeRequest():
+                agent = await supervisor.resume_agent(request.agent, request.credentials)
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case StopRequest():
                 agent = await supervisor.stop_agent(request.agent)

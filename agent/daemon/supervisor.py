@@ -28,9 +28,11 @@ from agent.daemon.agent_view import build_agent_info
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
 from agent.daemon.watcher import FolderWatcher
+from common.atomic import read_model_or_none
 from common.errors import DaemonError, SecretsError
-from common.paths import WorkspaceFiles, daemon_state_path, workspace_dir
-from common.schemas.daemon_state import AgentRecord, DaemonState
+from common.paths import WorkspaceFiles, daemon_state_path, numbered_workspace, workspace_number
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from common.secrets import start_with_secrets, without_secrets
@@ -145,29 +147,26 @@ class Supervisor:
         """One agent (by name or unique prefix), freshly read."""
         return self._refresh_one(self._registry.resolve(name).name)
 
-    async def start_agent(self, spec: AgentSpec) -> AgentInfo:
+    async def start_agent(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
         """Validate ``spec``, prepare its workspace and spawn its agent.
+
+        The agent works in the spec's newest workspace, or with ``fresh`` in a new one
+        next to it. A workspace that already has a run is refused (see
+        :meth:`_check_workspace_free`), so no start rewrites another agent's record.
 
         Raises:
             SpecError: the spec points at something that does not exist.
-            DaemonError: an agent already runs on that workspace, or the spawn failed.
+            DaemonError: the workspace is taken by another run, or the spawn failed.
         """
         async with self._start_lock:
-            planned = workspace_dir(spec.project_dir, spec.spec_file)
-            for record in self._registry.records:
-                if record.workspace == planned and self._is_alive(record):
-                    raise DaemonError(f"{record.name} is already running on workspace {planned}")
-            workspace = await asyncio.to_thread(prepare_workspace, spec)
+            newest = await asyncio.to_thread(workspace_number, spec.project_dir, spec.spec_file)
+            number = newest + 1 if fresh else max(newest, 1)
+            planned = numbered_workspace(spec.project_dir, spec.spec_file, number)
+            self._check_workspace_free(spec, planned)
+            workspace = await asyncio.to_thread(prepare_workspace, spec, number)
             name = self._registry.next_name()
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            log_file = WorkspaceFiles(workspace).logs / f"{name}-{stamp}.log"
             argv = list(self._agent_command(workspace))
-            try:
-                child = self._spawn(argv, spec.project_dir, log_file)
-            except OSError as e:
-                raise DaemonError(f"cannot start {name} ({argv[0]}): {e.strerror or e}") from e
-            except SecretsError as e:
-                raise DaemonError(f"cannot start {name}: {e}") from e
+            child, log_file = self._launch(name, workspace, spec.project_dir, argv, {})
             record = AgentRecord(
                 name=name,
                 spec=spec,
@@ -181,6 +180,47 @@ class Supervisor:
             self._track_exit(name, child=child)
             self._update_watched_folders()
             return self._refresh_one(name)
+
+    async def resume_agent(
+        self, name: str, credentials: Mapping[str, str] | None = None
+    ) -> AgentInfo:
+        """Start a stopped or failed agent again, under its name, in its workspace.
+
+        The agent gets ``--resume``: a failed run goes back to the phase it failed in
+        with a fresh chance (the agent applies the rule; the daemon never writes its
+        state). ``credentials`` reach the agent through its secrets pipe.
+
+        Raises:
+            DaemonError: the agent runs, is done, its workspace is gone, or the spawn failed.
+        """
+        async with self._start_lock:
+            record = self._registry.resolve(name)
+            if self._is_alive(record):
+                raise DaemonError(f"{record.name} is already running")
+            status = self._refresh_one(record.name).status
+            if status is AgentStatus.DONE:
+                raise DaemonError(
+                    f"{record.name} is done; nothing to resume "
+                    "(`harness run --fresh` starts a new run of its spec)"
+                )
+            if not record.workspace.is_dir():
+                raise DaemonError(f"{record.name}'s workspace {record.workspace} no longer exists")
+            argv = [*self._agent_command(record.workspace), "--resume"]
+            child, log_file = self._launch(
+                record.name, record.workspace, record.spec.project_dir, argv, credentials or {}
+            )
+            resumed = record.model_copy(
+                update={
+                    "log_file": log_file,
+                    "pid": child.pid,
+                    "pid_start_ticks": start_ticks(child.pid),
+                    "stopped_by_user": False,
+                }
+            )
+            self._registry.replace(resumed)
+            log.info("resumed %s (pid %d, was %s) on %s", name, child.pid, status, record.workspace)
+            self._track_exit(record.name, child=child)
+            return self._refresh_one(record.name)
 
     async def stop_agent(self, name: str) -> AgentInfo:
         """SIGTERM the agent's process group, SIGKILL it if it outlasts ``stop_timeout``.
@@ -230,7 +270,64 @@ class Supervisor:
 
     # --- processes -------------------------------------------------------------------
 
-    def _spawn(self, argv: list[str], cwd: Path, log_file: Path) -> subprocess.Popen[bytes]:
+    def _check_workspace_free(self, spec: AgentSpec, workspace: Path) -> None:
+        """Refuse a start on a workspace that already has a run: the one place that decides.
+
+        A live agent there, or any agent record on it (a person resumes that agent or
+        starts ``--fresh``), or a finished or failed run left without a record.
+
+        Raises:
+            DaemonError: one line that says what to run instead.
+        """
+        on_it = [record for record in self._registry.records if record.workspace == workspace]
+        for record in on_it:
+            if self._is_alive(record):
+                raise DaemonError(f"{record.name} is already running on workspace {workspace}")
+        fresh = "`harness run --fresh` for a new workspace"
+        if on_it:
+            info = self._refresh_one(on_it[-1].name)
+            again = "" if info.status is AgentStatus.DONE else f"`harness resume {info.name}`, or "
+            raise DaemonError(
+                f"{spec.spec_file.name} already has a {_ran(info.status)} run in {info.name} "
+                f"(workspace {workspace}); run {again}{fresh}"
+            )
+        state = read_model_or_none(WorkspaceFiles(workspace).state, AgentState)
+        if state is not None and state.phase in (Phase.DONE, Phase.FAILED):
+            ended = "finished" if state.phase is Phase.DONE else "failed"
+            raise DaemonError(
+                f"{spec.spec_file.name} already has a {ended} run in workspace {workspace} "
+                f"(no agent record); run {fresh}"
+            )
+
+    def _launch(
+        self,
+        name: str,
+        workspace: Path,
+        cwd: Path,
+        argv: list[str],
+        credentials: Mapping[str, str],
+    ) -> tuple[subprocess.Popen[bytes], Path]:
+        """Spawn ``argv`` with a new log file in ``workspace``; returns the child and the log.
+
+        Raises:
+            DaemonError: the spawn failed.
+        """
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        log_file = WorkspaceFiles(workspace).logs / f"{name}-{stamp}.log"
+        try:
+            return self._spawn(argv, cwd, log_file, credentials), log_file
+        except OSError as e:
+            raise DaemonError(f"cannot start {name} ({argv[0]}): {e.strerror or e}") from e
+        except SecretsError as e:
+            raise DaemonError(f"cannot start {name}: {e}") from e
+
+    def _spawn(
+        self,
+        argv: list[str],
+        cwd: Path,
+        log_file: Path,
+        credentials: Mapping[str, str] | None = None,
+    ) -> subprocess.Popen[bytes]:
         """Start an agent detached; its secrets go through a pipe, written once it runs."""
         env = without_secrets(os.environ)
         return start_with_secrets(
@@ -238,7 +335,7 @@ class Supervisor:
                 args, cwd=cwd, log_file=log_file, env=env, pass_fds=fds
             ),
             argv,
-            self._secrets,
+            {**self._secrets, **(credentials or {})},
         )
 
     def _is_alive(self, record: AgentRecord) -> bool:
@@ -327,6 +424,11 @@ class Supervisor:
     def _notify(self, info: AgentInfo, *, removed: bool) -> None:
         for listener in list(self._listeners):
             listener(info, removed)
+
+
+def _ran(status: AgentStatus) -> str:
+    """``finished``, ``failed`` or ``stopped``: how a run ended, as a refusal says it."""
+    return "finished" if status is AgentStatus.DONE else status.value
 
 
 async def _wait(event: asyncio.Event, seconds: float) -> bool:

@@ -19,10 +19,13 @@ from pathlib import Path
 from agent.gitlab_local.faults import KINDS, FaultPlan
 from agent.gitlab_local.server import LocalGitLab
 from agent.gitlab_local.store import MAINTAINER
+from common import help_text
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agent.gitlab_local", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.gitlab_local", description=help_text.plain(__doc__)
+    )
     parser.add_argument("--root", type=Path, help="where repositories live (default: a temp dir)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")

@@ -37,6 +37,17 @@ class ListRequest(_Request):
 class StartRequest(_Request):
     type: Literal["start"] = "start"
     spec: AgentSpec
+    fresh: bool = False
+    """Start in a new workspace next to the spec's earlier ones, which are kept."""
+
+
+class ResumeRequest(_Request):
+    """Start a stopped or failed agent again, under its name, in its workspace."""
+
+    type: Literal["resume"] = "resume"
+    agent: str
+    credentials: dict[str, str] = Field(default_factory=dict, repr=False)
+    """The client's Claude credentials, handed to the agent through a pipe."""
 
 
 class StopRequest(_Request):
@@ -73,6 +84,7 @@ class ShutdownRequest(_Request):
 Request = Annotated[
     ListRequest
     | StartRequest
+    | ResumeRequest
     | StopRequest
     | StatusRequest
     | RemoveRequest

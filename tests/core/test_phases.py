@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move
+from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move, resume_after_failure
 from common.errors import TransitionError
 from common.schemas.agent_state import AgentState, Phase
 
@@ -115,3 +115,47 @@ def test_a_happy_run_walks_from_verification_to_done() -> None:
 def test_changes_that_break_the_schema_are_refused() -> None:
     with pytest.raises(ValueError, match="current_issue"):
         advance(AgentState(), Phase.SPEC_TO_ISSUES, current_issue="first")
+
+
+def test_a_failed_run_resumes_in_the_phase_it_failed_in_with_a_fresh_issue_budget() -> None:
+    coding = AgentState(phase=Phase.CODING, current_issue=1, issue_sessions=3, feedback="fix it")
+    coding = coding.model_copy(update={"issue_commits": ["abc"]})
+    failed = advance(coding, Phase.FAILED, "issue #1 is not done", failure="issue #1 is not done")
+
+    resumed = resume_after_failure(failed, "resumed by a person")
+
+    assert resumed.phase is Phase.CODING
+    assert resumed.failure is None
+    assert resumed.issue_sessions == 0, "the issue gets its three sessions again"
+    assert (resumed.current_issue, resumed.issue_commits, resumed.feedback) == (
+        1,
+        ["abc"],
+        "fix it",
+    ), "the work done so far is kept"
+    last = resumed.history[-1]
+    assert (last.from_phase, last.to_phase, last.reason) == (
+        Phase.FAILED,
+        Phase.CODING,
+        "resumed by a person",
+    )
+    assert failed.phase is Phase.FAILED, "resume_after_failure must not mutate its input"
+
+
+@pytest.mark.parametrize("source", LIVE, ids=lambda phase: phase.value)
+def test_every_live_phase_is_resumed_after_failing_there(source: Phase) -> None:
+    failed = advance(AgentState(phase=source), Phase.FAILED, "crash", failure="it broke")
+
+    assert resume_after_failure(failed).phase is source
+
+
+def test_a_failure_without_history_resumes_from_the_start() -> None:
+    state = AgentState(phase=Phase.FAILED, failure="the state was written by hand")
+
+    assert resume_after_failure(state).phase is Phase.PROJECT_VERIFICATION
+
+
+@pytest.mark.parametrize("phase", [Phase.CODING, Phase.DONE], ids=lambda phase: phase.value)
+def test_a_state_that_did_not_fail_is_resumed_as_is(phase: Phase) -> None:
+    state = AgentState(phase=phase, issue_sessions=2)
+
+    assert resume_after_failure(state) is state

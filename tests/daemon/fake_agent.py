@@ -11,6 +11,10 @@ workspace, so each test picks a behaviour by naming its spec file's content:
 - ``stubborn``: like ``idle``, but ignores SIGTERM.
 - ``crash``: exit with status 3 and no exit file.
 - ``corrupt``: write a broken ``.agent_state.json``, then wait.
+- ``fail``: fail in ``coding`` (state FAILED, exit file ``failed``, status 1);
+  started with ``--resume``, apply the real resume rule to its state and idle.
+
+Every start with ``--resume`` appends a line to ``resumed.log`` in the workspace.
 
 Secrets handed over through ``--secrets-fd`` are read as the real agent reads
 them; their names and SHA-256 digests go to ``received_secrets.json``.
@@ -33,7 +37,8 @@ from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from common.atomic import write_bytes_atomic, write_model
+from agent.core.phases import advance, resume_after_failure
+from common.atomic import read_model, write_bytes_atomic, write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
@@ -46,8 +51,11 @@ from common.schemas.exit_status import AgentExit
 from common.secrets import add_secrets_fd_option, collect_secrets
 
 
-def main(workspace: Path, secrets: dict[str, str]) -> int:
+def main(workspace: Path, secrets: dict[str, str], resume: bool = False) -> int:
     files = WorkspaceFiles(workspace)
+    if resume:
+        with (workspace / "resumed.log").open("a") as resumed:
+            resumed.write(f"{os.getpid()}\n")
     if secrets:
         digests = {
             name: hashlib.sha256(value.encode()).hexdigest() for name, value in secrets.items()
@@ -56,6 +64,11 @@ def main(workspace: Path, secrets: dict[str, str]) -> int:
     mode = files.spec_copy.read_text().split()[0]
     if mode == "crash":
         return 3
+    if mode == "fail" and not resume:
+        failed = advance(AgentState(phase=Phase.CODING), Phase.FAILED, "broke", failure="broke")
+        write_model(files.state, failed)
+        write_model(files.exit_status, AgentExit(pid=os.getpid(), outcome="failed", exit_code=1))
+        return 1
     if mode == "corrupt":
         write_bytes_atomic(files.state, b"{not json")
     if mode == "family":
@@ -79,7 +92,10 @@ def main(workspace: Path, secrets: dict[str, str]) -> int:
     signal.signal(signal.SIGUSR1, on_usr1)
     signal.signal(signal.SIGUSR2, on_usr2)
     signal.signal(signal.SIGTERM, signal.SIG_IGN if mode == "stubborn" else on_term)
-    if mode != "corrupt":
+    if mode == "fail":  # resumed
+        state = read_model(files.state, AgentState)
+        write_model(files.state, resume_after_failure(state))  # "ready for signals"
+    elif mode != "corrupt":
         write_model(files.state, AgentState(phase=Phase.CODING))  # "ready for signals"
     while True:
         signal.pause()
@@ -101,6 +117,7 @@ def _checkpoint() -> IssueSelectionCheckpoint:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("workspace", type=Path)
+    parser.add_argument("--resume", action="store_true")
     add_secrets_fd_option(parser)
     args = parser.parse_args()
-    sys.exit(main(args.workspace, collect_secrets(args.secrets_fds, os.environ)))
+    sys.exit(main(args.workspace, collect_secrets(args.secrets_fds, os.environ), args.resume))

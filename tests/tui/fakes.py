@@ -98,6 +98,12 @@ class FakeLink:
         self.push(info)
         return info
 
+    async def resume(self, name: str) -> AgentInfo:
+        self.calls.append(("resume", name))
+        info = self.agents[name].model_copy(update={"status": AgentStatus.RUNNING, "pid": 4343})
+        self.push(info)
+        return info
+
     async def remove(self, name: str) -> None:
         self.calls.append(("remove", name))
         self.push(self.agents[name], removed=True)

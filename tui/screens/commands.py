@@ -1,4 +1,4 @@
-"""The actions on the selected agent that go through the daemon: auto-accept, stop, remove.
+"""The actions on agents that go through the daemon: auto-accept, stop, resume, remove.
 
 Each command runs in its own worker on its own short connection, so a slow
 ``stop`` never freezes the screen; what the daemon answers is applied at once
@@ -12,6 +12,7 @@ from textual import work
 from textual.screen import Screen
 
 from common.errors import HarnessError
+from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from tui import labels
 from tui.messages import AgentChanged
@@ -19,6 +20,11 @@ from tui.modals.confirm import ConfirmScreen
 from tui.services.link import AgentLink
 from tui.services.pending import LIVE
 from tui.widgets.agent_list import AgentList
+
+#: What ``resume`` accepts: a done agent has nothing left to do.
+RESUMABLE = frozenset({AgentStatus.STOPPED, AgentStatus.FAILED})
+#: What "remove ended" clears.
+ENDED = frozenset({AgentStatus.DONE, AgentStatus.FAILED, AgentStatus.STOPPED})
 
 
 class AgentCommands(Screen[None]):
@@ -54,6 +60,34 @@ class AgentCommands(Screen[None]):
             return
         self.notify(f"stopping {info.name}…")
         self._stop(info.name)
+
+    def action_resume_agent(self) -> None:
+        """Start the selected stopped or failed agent again, where it ended."""
+        info = self._need_selected()
+        if info is None:
+            return
+        if info.status not in RESUMABLE:
+            self.notify(
+                f"{info.name} is {info.status.value}; only a stopped or failed agent resumes."
+            )
+            return
+        self.notify(f"resuming {info.name}…")
+        self._resume(info.name)
+
+    def action_remove_finished(self) -> None:
+        """Forget every ended (done, failed or stopped) agent, after a confirmation."""
+        ended = [info.name for info in self.agents.values() if info.status in ENDED]
+        if not ended:
+            self.notify("No agent has ended.")
+            return
+        question = f"Remove {len(ended)} ended agent(s) from the agent list: {', '.join(ended)}?"
+        detail = "Their workspaces and logs stay where they are."
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._remove_all(ended)
+
+        self.app.push_screen(ConfirmScreen(question, detail), confirmed)
 
     def action_remove_agent(self) -> None:
         """Forget the selected agent, after a confirmation."""
@@ -93,6 +127,29 @@ class AgentCommands(Screen[None]):
             return
         self.post_message(AgentChanged(info))
         self.notify(f"{name} stopped.")
+
+    @work(group="command")
+    async def _resume(self, name: str) -> None:
+        try:
+            info = await self.link.resume(name)
+        except HarnessError as e:
+            self.notify(str(e), title="Resume", severity="error")
+            return
+        self.post_message(AgentChanged(info))
+        self.notify(f"{name} resumed.")
+
+    @work(group="command")
+    async def _remove_all(self, names: list[str]) -> None:
+        removed: list[str] = []
+        for name in names:
+            try:
+                await self.link.remove(name)
+            except HarnessError as e:
+                self.notify(str(e), title="Remove", severity="error")
+                continue
+            removed.append(name)
+        if removed:
+            self.notify(f"removed {', '.join(removed)}.")
 
     @work(group="command")
     async def _remove(self, name: str, *, stop_first: bool) -> None:

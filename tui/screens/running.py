@@ -47,7 +47,9 @@ class RunningScreen(AgentCommands):
         Binding("c", "answer", "Checkpoint"),
         Binding("a", "toggle_auto_accept", "Auto-accept"),
         Binding("s", "stop_agent", "Stop"),
+        Binding("r", "resume_agent", "Resume"),
         Binding("d,delete", "remove_agent", "Remove"),
+        Binding("D", "remove_finished", "Remove ended"),
         Binding("n", "new_agent", "New agent"),
         Binding("ctrl+r", "reconnect", "Reconnect"),
     ]

@@ -53,6 +53,10 @@ class AgentLink(Protocol):
         """Stop an agent; returns once its process has exited."""
         ...
 
+    async def resume(self, name: str) -> AgentInfo:
+        """Start a stopped or failed agent again, under its name, where it ended."""
+        ...
+
     async def remove(self, name: str) -> None:
         """Forget a finished agent."""
         ...
@@ -107,6 +111,10 @@ class DaemonLink:
     async def stop(self, name: str) -> AgentInfo:
         async with DaemonClient.connect() as client:
             return await client.stop(name)
+
+    async def resume(self, name: str) -> AgentInfo:
+        async with DaemonClient.connect() as client:
+            return await client.resume(name)
 
     async def remove(self, name: str) -> None:
         async with DaemonClient.connect() as client:

@@ -364,7 +364,7 @@ def _refusal_feedback(
 def _check_iteration_budget(run: Run) -> None:
     limit = run.spec.max_iterations
     if limit is not None and run.sessions_this_run >= limit:
-        raise StopRun(f"max_iterations ({limit}) reached; start again to continue")
+        raise StopRun(f"max_iterations ({limit}) reached; `harness resume` continues")
 
 
 def _handoff_note(run: Run, handoff: Handoff, files: list[str]) -> str:

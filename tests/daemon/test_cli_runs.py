@@ -1,0 +1,165 @@
+"""The ``harness`` commands of retry and cleanup, as real processes against a daemon process.
+
+The daemon runs the fake agent (``--agent-command``), so each run takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent.daemon.client import DaemonClient
+from agent.daemon.lifecycle import daemon_running, start_daemon
+from common.schemas.daemon_state import AgentStatus, DaemonStatusFile
+from common.schemas.protocol import AgentInfo
+from common.schemas.spec import AgentSpec
+
+from .conftest import FAKE_AGENT, REPO_ROOT, MakeSpec
+from .helpers import WAIT, event_where, snapshot
+
+DAEMON_ARGS = ["--agent-command", f"{sys.executable} {FAKE_AGENT} {{workspace}}"]
+
+
+@pytest.fixture
+async def daemon_process(harness_home: Path) -> AsyncIterator[DaemonStatusFile]:
+    """A daemon process running the fake agent; killed when the test ends."""
+    status = await start_daemon(daemon_args=DAEMON_ARGS)
+    yield status
+    running = daemon_running()
+    if running is not None:
+        os.kill(running.pid, signal.SIGKILL)
+
+
+async def harness(*args: str) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` in a process of its own (its event loop is not ours)."""
+    return await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "agent.control", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+
+
+def specs_file(spec: AgentSpec, tmp_path: Path) -> Path:
+    path = tmp_path / f"{spec.spec_file.stem}.json"
+    path.write_text(json.dumps([json.loads(spec.model_dump_json())]))
+    return path
+
+
+async def status_reached(name: str, status: AgentStatus) -> AgentInfo:
+    async with DaemonClient.connect() as watcher:
+        frames = watcher.subscribe()
+        for info in await snapshot(frames):
+            if info.name == name and info.status is status:
+                return info
+        event = await event_where(
+            frames, lambda e: e.agent.name == name and e.agent.status is status
+        )
+        return event.agent
+
+
+async def running_with_phase(name: str) -> AgentInfo:
+    """The agent once it runs and reported its phase (its signal handlers are set then)."""
+    async with DaemonClient.connect() as watcher:
+        frames = watcher.subscribe()
+        for info in await snapshot(frames):
+            if info.name == name and info.phase is not None and info.status is AgentStatus.RUNNING:
+                return info
+        event = await event_where(
+            frames,
+            lambda e: (
+                e.agent.name == name
+                and e.agent.phase is not None
+                and e.agent.status is AgentStatus.RUNNING
+            ),
+        )
+        return event.agent
+
+
+async def test_a_failed_spec_is_refused_then_resumed_or_run_fresh(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    specs = specs_file(make_spec("fail"), tmp_path)
+    first = await harness("run", "--specs", f"@{specs}")
+    assert first.returncode == 0, first.stderr
+    failed = await status_reached("agent_1", AgentStatus.FAILED)
+
+    again = await harness("run", "--specs", f"@{specs}")
+
+    assert again.returncode == 1
+    assert again.stderr == (
+        f"error: fail.md already has a failed run in agent_1 (workspace {failed.workspace}); "
+        "run `harness resume agent_1`, or `harness run --fresh` for a new workspace\n"
+    )
+
+    resumed = await harness("resume", "agent_1")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.startswith(f"agent_1 resumed in {failed.workspace}\n")
+    await running_with_phase("agent_1")
+
+    fresh = await harness("run", "--fresh", "--specs", f"@{specs}")
+    assert fresh.returncode == 0, fresh.stderr
+    assert fresh.stdout.startswith("agent_2 started: fail.md")
+    agent_2 = await status_reached("agent_2", AgentStatus.FAILED)
+    assert agent_2.workspace.name == f"{failed.workspace.name}-2"
+
+    listed = await harness("list")
+    header, *rows = listed.stdout.splitlines()
+    assert header.split() == ["AGENT", "STATUS", "MODE", "PHASE", "SPEC"]
+    assert [row.split()[:2] for row in rows] == [["agent_1", "running"], ["agent_2", "failed"]]
+
+
+async def test_remove_finished_clears_the_ended_agents_only(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    for mode in ("fail", "idle", "family"):
+        started = await harness("run", "--specs", f"@{specs_file(make_spec(mode), tmp_path)}")
+        assert started.returncode == 0, started.stderr
+    await status_reached("agent_1", AgentStatus.FAILED)
+    await running_with_phase("agent_3")
+    assert (await harness("stop", "agent_3")).returncode == 0
+
+    removed = await harness("remove", "--finished")
+
+    assert (removed.returncode, removed.stdout) == (0, "agent_1 removed\nagent_3 removed\n")
+    listed = (await harness("list")).stdout.splitlines()
+    assert [row.split()[0] for row in listed[1:]] == ["agent_2"]
+    nothing = await harness("remove", "--finished")
+    assert nothing.stdout == "no ended agents to remove\n"
+    both = await harness("remove", "agent_2", "--finished")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+async def test_logs_prints_the_tail_and_follow_ends_with_the_agent(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    assert (
+        await harness("run", "--specs", f"@{specs_file(make_spec('idle'), tmp_path)}")
+    ).returncode == 0
+    agent = await running_with_phase("agent_1")
+    with agent.log_file.open("a") as log:
+        log.writelines(f"line {n}\n" for n in range(1, 201))
+
+    tail = await harness("logs", "agent_1", "-n", "2")
+    assert tail.stdout == "line 199\nline 200\n"
+    assert (await harness("logs", "agent_1")).stdout.splitlines()[0] == "line 101"
+
+    following = asyncio.create_task(harness("logs", "agent_1", "-f", "-n", "1"))
+    with agent.log_file.open("a") as log:
+        log.write("last words\n")
+    assert agent.pid is not None
+    os.kill(agent.pid, signal.SIGUSR2)  # the fake agent finishes: done
+    followed = await asyncio.wait_for(following, WAIT)
+
+    assert followed.returncode == 0, followed.stderr
+    assert followed.stdout.endswith("last words\n")
