@@ -4,9 +4,12 @@ Started by the daemon in its own process session, with stdout and stderr going
 to the agent's log file. It writes its exit status to the workspace before it
 ends, so that a daemon restarted later can tell how it finished.
 
-The daemon hands it the GitLab token through a pipe (``--secrets-fd N``); started
-by hand with the token in its environment, it execs itself again without it
-(see :mod:`common.secrets`), so the model cannot read it in ``/proc/PID/environ``.
+The daemon hands it the GitLab token and the Claude credentials of the client
+that started it through a pipe (``--secrets-fd N``); started by hand with them in
+its environment, it execs itself again without the secrets (see
+:mod:`common.secrets`), so the model cannot read them in ``/proc/PID/environ``.
+The Claude CLI gets no key either: it talks to a local proxy that adds it
+(:mod:`agent.core.model_proxy`).
 """
 
 from __future__ import annotations
@@ -14,19 +17,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Outcome, Run, run_to_end
+from agent.core.model_probe import probe_endpoint
+from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
+from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
 from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.tracker.factory import make_tracker
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
+from common.credentials import (
+    CREDENTIAL_VARIABLES,
+    MODEL,
+    check_credentials,
+    credentials_from,
+    without_credentials,
+)
 from common.errors import HarnessError, SecretsError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
@@ -38,36 +52,88 @@ DEMO_PLAYBOOK = Path(__file__).resolve().parents[1] / "demo" / "playbook.json"
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 
 
+@dataclass(frozen=True)
+class ModelAccess:
+    """How the CLI reaches its model, and how project_verification probes that."""
+
+    env: dict[str, str]
+    """Variables for the CLI's environment: a local base URL and a worthless key."""
+    model: str | None
+    """The model name for the sessions (``None``: the CLI's default)."""
+    check: ModelCheck | None
+    """The endpoint probe; ``None`` for the embedded model."""
+
+
 @contextlib.asynccontextmanager
-async def model_environment(spec: AgentSpec, log: AgentLog) -> AsyncIterator[dict[str, str]]:
-    """The environment the CLI needs; starts the embedded model when the spec asks for it."""
-    if not spec.uses_local_model:
-        yield {}
+async def model_environment(
+    spec: AgentSpec, log: AgentLog, credentials: Mapping[str, str] | None = None
+) -> AsyncIterator[ModelAccess]:
+    """Start what the CLI talks to: the embedded model, or the proxy to the real endpoint.
+
+    ``credentials`` (:mod:`common.credentials`) are the starting client's; the
+    proxy holds the secret among them, the CLI only the proxy's address.
+
+    Raises:
+        CredentialsError: a Claude model and no key, token or base URL.
+    """
+    credentials = credentials or {}
+    if spec.uses_local_model:
+        playbook = spec.playbook or DEMO_PLAYBOOK
+        async with LocalModel(playbook) as base_url:
+            log(f"embedded model serving {playbook.name} at {base_url}")
+            yield ModelAccess(
+                env={
+                    "ANTHROPIC_BASE_URL": base_url,
+                    "ANTHROPIC_API_KEY": "local-playbook",
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                },
+                model=None,
+                check=None,
+            )
         return
-    playbook = spec.playbook or DEMO_PLAYBOOK
-    async with LocalModel(playbook) as base_url:
-        log(f"embedded model serving {playbook.name} at {base_url}")
-        yield {
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_API_KEY": "local-playbook",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+    check_credentials(spec, credentials)
+    upstream = Upstream.from_credentials(credentials)
+    model = spec.model or credentials.get(MODEL)
+    async with ModelProxy(upstream, log) as proxy_url:
+        log(f"model proxy at {proxy_url} for {upstream.base_url} ({upstream.auth})")
+        yield ModelAccess(
+            env={
+                "ANTHROPIC_BASE_URL": proxy_url,
+                "ANTHROPIC_API_KEY": DUMMY_KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            },
+            model=model,
+            check=functools.partial(probe_endpoint, proxy_url, upstream, model),
+        )
 
 
 async def run_agent(
     files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str] | None = None
 ) -> tuple[Outcome, str]:
-    """Load the workspace and run the phase machine; ``secrets`` go to the tracker alone."""
+    """Load the workspace and run the phase machine.
+
+    ``secrets`` hold the GitLab token (for the tracker alone) and the Claude
+    credentials (for the model proxy alone).
+    """
+    secrets = secrets or {}
     info = load_info(files.root)
     state = read_model_or_none(files.state, AgentState) or AgentState()
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
-    tracker = make_tracker(info, files, secrets or {}, os.environ, log=log)
-    model = (
-        None if info.spec.uses_local_model else info.spec.model or os.environ.get("CLAUDE_MODEL")
-    )
-    async with model_environment(info.spec, log) as env:
-        config = SessionConfig(project_dir=info.spec.project_dir, model=model, env=env)
-        run = Run(files=files, info=info, state=state, tracker=tracker, sessions=config, log=log)
+    tracker = make_tracker(info, files, without_credentials(secrets), os.environ, log=log)
+    credentials = credentials_from(secrets)
+    async with model_environment(info.spec, log, credentials) as access:
+        config = SessionConfig(
+            project_dir=info.spec.project_dir, model=access.model, env=access.env
+        )
+        run = Run(
+            files=files,
+            info=info,
+            state=state,
+            tracker=tracker,
+            sessions=config,
+            log=log,
+            model_check=access.check,
+        )
         return await run_to_end(run)
 
 
@@ -79,9 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     files = WorkspaceFiles(args.workspace.absolute())
     log = AgentLog()
     try:
-        secrets = collect_secrets(args.secrets_fds, os.environ)  # for the tracker alone
+        secrets = collect_secrets(args.secrets_fds, os.environ)
     except SecretsError as e:
         return _ended(files, log, "failed", str(e))
+    # Started by hand: the Claude settings of this environment count, then leave it.
+    secrets = {**credentials_from(os.environ), **secrets}
+    for name in CREDENTIAL_VARIABLES:
+        os.environ.pop(name, None)
     # The model's Bash tool and our gates find this interpreter's tools (pytest) first.
     bin_dir = str(Path(sys.executable).parent)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from common.credentials import CREDENTIAL_VARIABLES
+
 
 @pytest.fixture(autouse=True)
 def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
@@ -18,5 +20,7 @@ def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     harness_home.mkdir(mode=0o700)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HARNESS_HOME", str(harness_home))
+    for name in CREDENTIAL_VARIABLES:  # the developer's Claude key stays out too
+        monkeypatch.delenv(name, raising=False)
     yield harness_home
     shutil.rmtree(home, ignore_errors=True)

@@ -30,7 +30,7 @@ from claude_agent_sdk import (
 from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.tools import SERVER_NAME, SessionReports
-from common.errors import SessionError
+from common.errors import ModelEndpointError, SessionError
 
 BUILTIN_TOOLS = ["Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "TodoWrite"]
 SESSION_TIMEOUT_S = 45 * 60
@@ -105,7 +105,9 @@ async def run_session(
     if result.is_error:
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype
-        raise SessionError(f"session {label} failed{status}: {detail}")
+        refused = result.api_error_status in (401, 403)  # another attempt cannot mend it
+        error = ModelEndpointError if refused else SessionError
+        raise error(f"session {label} failed{status}: {detail}")
     usage = result.usage or {}
     figures = SessionResult(
         turns=result.num_turns,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -102,13 +102,16 @@ class DaemonClient:
         reply = await self._call(ListRequest(id=next(self._ids)), AgentsReply)
         return reply.agents
 
-    async def start(self, spec: AgentSpec) -> AgentInfo:
-        """Validate ``spec`` and start an agent for it.
+    async def start(
+        self, spec: AgentSpec, credentials: Mapping[str, str] | None = None
+    ) -> AgentInfo:
+        """Validate ``spec`` and start an agent for it, with this client's Claude credentials.
 
         Raises:
-            DaemonError: with the daemon's reason (bad spec, already running, ...).
+            DaemonError: with the daemon's reason (bad spec, already running, no
+                credentials for a Claude model, ...).
         """
-        request = StartRequest(id=next(self._ids), spec=spec)
+        request = StartRequest(id=next(self._ids), spec=spec, credentials=dict(credentials or {}))
         return (await self._call(request, AgentReply)).agent
 
     async def stop(self, name: str) -> AgentInfo:

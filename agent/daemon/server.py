@@ -234,7 +234,7 @@ class DaemonServer:
             case ListRequest():
                 await connection.send(AgentsReply(id=request.id, agents=supervisor.agents()))
             case StartRequest():
-                agent = await supervisor.start_agent(request.spec)
+                agent = await supervisor.start_agent(request.spec, request.credentials)
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case StopRequest():
                 agent = await supervisor.stop_agent(request.agent)
