@@ -52,6 +52,7 @@ READ_TIMEOUT_S = 600.0
 MAX_HEAD_BYTES = 64 * 1024
 
 ErrorKind = Literal["refused", "dns", "unreachable", "timeout", "other"]
+AuthKind = Literal["api_key", "auth_token", "oauth", "none"]
 
 _HOP_BY_HOP = frozenset(
     {
@@ -77,20 +78,21 @@ class Upstream:
     """The real endpoint and how to authenticate there."""
 
     base_url: str
-    auth: Literal["api_key", "auth_token", "oauth", "none"]
+    auth: AuthKind
     secret: str = ""
 
     @classmethod
     def from_credentials(cls, credentials: Mapping[str, str]) -> Upstream:
         """The endpoint of ``credentials``: API key first, then auth token, then OAuth token."""
         base = credentials.get(BASE_URL) or DEFAULT_BASE_URL
-        for name, kind in (
+        order: tuple[tuple[str, AuthKind], ...] = (
             (API_KEY, "api_key"),
             (AUTH_TOKEN, "auth_token"),
             (OAUTH_TOKEN, "oauth"),
-        ):
+        )
+        for name, kind in order:
             if credentials.get(name):
-                return cls(base.rstrip("/"), kind, credentials[name])  # type: ignore[arg-type]
+                return cls(base.rstrip("/"), kind, credentials[name])
         return cls(base.rstrip("/"), "none")
 
     @property
