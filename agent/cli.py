@@ -4,9 +4,12 @@ Started by the daemon in its own process session, with stdout and stderr going
 to the agent's log file. It writes its exit status to the workspace before it
 ends, so that a daemon restarted later can tell how it finished.
 
-The daemon hands it the GitLab token through a pipe (``--secrets-fd N``); started
-by hand with the token in its environment, it execs itself again without it
-(see :mod:`common.secrets`), so the model cannot read it in ``/proc/PID/environ``.
+The daemon hands it the GitLab token and the Claude credentials of the client
+that started it through a pipe (``--secrets-fd N``); started by hand with them in
+its environment, it execs itself again without the secrets (see
+:mod:`common.secrets`), so the model cannot read them in ``/proc/PID/environ``.
+The Claude CLI gets no key either: it talks to a local proxy that adds it
+(:mod:`agent.core.model_proxy`).
 """
 
 from __future__ import annotations
@@ -14,15 +17,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core import phases
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Outcome, Run, run_to_end
+from agent.core.model_probe import probe_endpoint
+from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
+from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
 from agent.core.project_env import detect as detect_project_env
 from agent.core.project_env import without_harness
 from agent.core.session import SessionConfig
@@ -32,6 +39,13 @@ from agent.model.playbook import DEMO_PLAYBOOK
 from agent.tracker.factory import make_tracker
 from common import help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
+from common.credentials import (
+    CREDENTIAL_VARIABLES,
+    MODEL,
+    check_credentials,
+    credentials_from,
+    without_credentials,
+)
 from common.errors import HarnessError, SecretsError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
@@ -42,20 +56,59 @@ from common.secrets import add_secrets_fd_option, collect_secrets, reexec_withou
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 
 
+@dataclass(frozen=True)
+class ModelAccess:
+    """How the CLI reaches its model, and how project_verification probes that."""
+
+    env: dict[str, str]
+    """Variables for the CLI's environment: a local base URL and a worthless key."""
+    model: str | None
+    """The model name for the sessions (``None``: the CLI's default)."""
+    check: ModelCheck | None
+    """The endpoint probe; ``None`` for the embedded model."""
+
+
 @contextlib.asynccontextmanager
-async def model_environment(spec: AgentSpec, log: AgentLog) -> AsyncIterator[dict[str, str]]:
-    """The environment the CLI needs; starts the embedded model when the spec asks for it."""
-    if not spec.uses_local_model:
-        yield {}
+async def model_environment(
+    spec: AgentSpec, log: AgentLog, credentials: Mapping[str, str] | None = None
+) -> AsyncIterator[ModelAccess]:
+    """Start what the CLI talks to: the embedded model, or the proxy to the real endpoint.
+
+    ``credentials`` (:mod:`common.credentials`) are the starting client's; the
+    proxy holds the secret among them, the CLI only the proxy's address.
+
+    Raises:
+        CredentialsError: a Claude model and no key, token or base URL.
+    """
+    credentials = credentials or {}
+    if spec.uses_local_model:
+        playbook = spec.playbook or DEMO_PLAYBOOK
+        async with LocalModel(playbook) as base_url:
+            log(f"embedded model serving {playbook.name} at {base_url}")
+            yield ModelAccess(
+                env={
+                    "ANTHROPIC_BASE_URL": base_url,
+                    "ANTHROPIC_API_KEY": "local-playbook",
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                },
+                model=None,
+                check=None,
+            )
         return
-    playbook = spec.playbook or DEMO_PLAYBOOK
-    async with LocalModel(playbook) as base_url:
-        log(f"embedded model serving {playbook.name} at {base_url}")
-        yield {
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_API_KEY": "local-playbook",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+    check_credentials(spec, credentials)
+    upstream = Upstream.from_credentials(credentials)
+    model = spec.model or credentials.get(MODEL)
+    async with ModelProxy(upstream, log) as proxy_url:
+        log(f"model proxy at {proxy_url} for {upstream.base_url} ({upstream.auth})")
+        yield ModelAccess(
+            env={
+                "ANTHROPIC_BASE_URL": proxy_url,
+                "ANTHROPIC_API_KEY": DUMMY_KEY,
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            },
+            model=model,
+            check=functools.partial(probe_endpoint, proxy_url, upstream, model),
+        )
 
 
 async def run_agent(
@@ -65,11 +118,14 @@ async def run_agent(
     *,
     resume: bool = False,
 ) -> tuple[Outcome, str]:
-    """Load the workspace and run the phase machine; ``secrets`` go to the tracker alone.
+    """Load the workspace and run the phase machine.
 
-    With ``resume`` (``harness resume``), a failed run gets a fresh chance in the
-    phase it failed in (see :func:`agent.core.phases.resume_after_failure`).
+    ``secrets`` hold the GitLab token (for the tracker alone) and the Claude
+    credentials (for the model proxy alone). With ``resume`` (``harness resume``), a
+    failed run gets a fresh chance in the phase it failed in (see
+    :func:`agent.core.phases.resume_after_failure`).
     """
+    secrets = secrets or {}
     info = load_info(files.root)
     state = read_model_or_none(files.state, AgentState) or AgentState()
     if resume and state.phase is Phase.FAILED:
@@ -77,18 +133,16 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
-    tracker = make_tracker(info, files, secrets or {}, os.environ, log=log)
-    model = (
-        None if info.spec.uses_local_model else info.spec.model or os.environ.get("CLAUDE_MODEL")
-    )
+    tracker = make_tracker(info, files, without_credentials(secrets), os.environ, log=log)
+    credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
-    async with model_environment(info.spec, log) as env:
+    async with model_environment(info.spec, log, credentials) as access:
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
             project_dir=info.spec.project_dir,
-            model=model,
-            env={**project_env.variables, **env},
+            model=access.model,
+            env={**project_env.variables, **access.env},
             local_model=info.spec.uses_local_model,
         )
         run = Run(
@@ -99,6 +153,7 @@ async def run_agent(
             sessions=config,
             log=log,
             project_env=project_env,
+            model_check=access.check,
         )
         return await run_to_end(run)
 
@@ -116,9 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     files = WorkspaceFiles(args.workspace.absolute())
     log = AgentLog()
     try:
-        secrets = collect_secrets(args.secrets_fds, os.environ)  # for the tracker alone
+        secrets = collect_secrets(args.secrets_fds, os.environ)
     except SecretsError as e:
         return _ended(files, log, "failed", str(e))
+    # Started by hand: the Claude settings of this environment count, then leave it.
+    secrets = {**credentials_from(os.environ), **secrets}
+    for name in CREDENTIAL_VARIABLES:
+        os.environ.pop(name, None)
     # Nothing this process starts (the CLI, the model's Bash, the gates) may find the
     # harness's own interpreter: the project's commands run in the project's environment.
     cleaned = without_harness(os.environ)

@@ -24,15 +24,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.cli import DEMO_PLAYBOOK
 from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run, run_to_end
+from agent.core.project_env import detect as detect_project_env
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import ToolSurface
 from agent.core.workspace import load_info, prepare_workspace
 from agent.model.launcher import LocalModel
+from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RECORD_ENV, read_records
 from agent.tracker.factory import make_tracker
 from common.paths import WorkspaceFiles
@@ -116,6 +117,7 @@ async def measure(model: str | None, root: Path) -> Measurement:
                 tracker=tracker,
                 sessions=config,
                 log=log,
+                project_env=detect_project_env(spec.project_dir, os.environ),
                 session_runner=recorded,
             )
             outcome, reason = await run_to_end(run)

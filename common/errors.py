@@ -65,6 +65,19 @@ class GitError(HarnessError):
 class SessionError(HarnessError):
     """A Claude session could not start or ended in an error."""
 
+    retryable: bool = True
+    """Whether another attempt may succeed (a crash, a timeout: yes; a refused key: no)."""
+
+
+class ModelEndpointError(SessionError):
+    """The model endpoint cannot serve this agent: unreachable, or it refused the credentials."""
+
+    retryable = False
+
+
+class CredentialsError(HarnessError):
+    """A spec needs Claude credentials and none were given."""
+
 
 class SecretsError(HarnessError):
     """Secrets could not be handed to a process through its pipe."""

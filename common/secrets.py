@@ -11,6 +11,11 @@ it (:func:`reexec_without_secrets`), and a parent hands secrets to a child over 
 pipe whose read end the child inherits (:func:`start_with_secrets`); the child
 names it with ``--secrets-fd N``, reads it to the end and closes it
 (:func:`collect_secrets`). The values then live in memory only.
+
+Two kinds travel this way: the GitLab tokens (:data:`SECRET_VARIABLES`), which
+the daemon holds for every agent, and the Claude secrets
+(:data:`common.credentials.CLAUDE_SECRET_VARIABLES`), which a client hands to the
+daemon for one agent (see :mod:`common.credentials`).
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ import sys
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import TypeVar
 
+from common.credentials import CLAUDE_SECRET_VARIABLES
 from common.errors import SecretsError
 
 SECRET_VARIABLES: tuple[str, ...] = ("GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN")
-"""Variables the model must never see: the SDK hands the Claude CLI our whole environment."""
+"""The GitLab tokens: the daemon hands them to every agent."""
+HIDDEN_VARIABLES: tuple[str, ...] = (*SECRET_VARIABLES, *CLAUDE_SECRET_VARIABLES)
+"""Every variable the model must never see: the SDK hands the Claude CLI our whole environment."""
 SECRETS_FD_OPTION = "--secrets-fd"
 """The option that names the inherited read end of a secrets pipe."""
 MAX_BYTES = select.PIPE_BUF
@@ -39,18 +47,18 @@ Start = Callable[[list[str], tuple[int, ...]], ChildT]
 
 
 def secrets_in(environ: Mapping[str, str]) -> dict[str, str]:
-    """The secret variables set in ``environ``."""
-    return {name: environ[name] for name in SECRET_VARIABLES if name in environ}
+    """The secret variables (GitLab's and Claude's) set in ``environ``."""
+    return {name: environ[name] for name in HIDDEN_VARIABLES if name in environ}
 
 
 def without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
     """A copy of ``environ`` with no secret variable: the environment to give a child."""
-    return {name: value for name, value in environ.items() if name not in SECRET_VARIABLES}
+    return {name: value for name, value in environ.items() if name not in HIDDEN_VARIABLES}
 
 
 def take_secrets(environ: MutableMapping[str, str]) -> dict[str, str]:
     """Remove the secrets from ``environ`` (so no child inherits them) and return them."""
-    return {name: environ.pop(name) for name in SECRET_VARIABLES if name in environ}
+    return {name: environ.pop(name) for name in HIDDEN_VARIABLES if name in environ}
 
 
 def add_secrets_fd_option(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +141,14 @@ def start_with_secrets(
     finally:
         os.close(write_fd)
     return child
+
+
+def gitlab_secrets(secrets: Mapping[str, str]) -> dict[str, str]:
+    """The GitLab tokens among ``secrets``: what a daemon keeps for all its agents.
+
+    Claude secrets are per agent: a daemon drops those it was started with.
+    """
+    return {name: value for name, value in secrets.items() if name in SECRET_VARIABLES}
 
 
 def reexec_without_secrets() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.control.demo_env import CACHE_VARIABLE
+from common.credentials import CREDENTIAL_VARIABLES
 
 
 @pytest.fixture(autouse=True)
@@ -25,5 +26,7 @@ def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HARNESS_HOME", str(harness_home))
     monkeypatch.setenv(CACHE_VARIABLE, str(Path(tempfile.gettempdir()) / "harness-test-envs"))
+    for name in CREDENTIAL_VARIABLES:  # the developer's Claude key stays out too
+        monkeypatch.delenv(name, raising=False)
     yield harness_home
     shutil.rmtree(home, ignore_errors=True)

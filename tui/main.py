@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,6 +18,7 @@ from agent.control.specs import parse_specs
 from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.credentials import check_credentials, credentials_from
 from common.errors import DaemonError, HarnessError
 from common.paths import daemon_log_path
 from common.schemas.spec import AgentSpec
@@ -56,14 +58,17 @@ def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[Ag
 
     Raises:
         SpecError: the JSON is malformed, or a spec points at something missing.
+        CredentialsError: a spec names a Claude model and this environment has no credentials.
     """
     specs = parse_specs(text) if text is not None else []
     if demo:
         specs.append(prepare_demo(None, auto_accept))
     if auto_accept:
         specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
+    credentials = credentials_from(os.environ)
     for spec in specs:
         validate_spec(spec)
+        check_credentials(spec, credentials)
     return specs
 
 
@@ -88,7 +93,7 @@ async def prepare(specs: list[AgentSpec], *, start_daemon: bool) -> list[str]:
     async with DaemonClient.connect() as client:
         for spec in specs:
             try:
-                info = await client.start(spec)
+                info = await client.start(spec, credentials_from(os.environ))
             except DaemonError as e:
                 already = f"; already started: {', '.join(names)}" if names else ""
                 raise DaemonError(f"{spec.spec_file.name}: {e}{already}") from e

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 from agent.control import follow
 from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.credentials import check_credentials, credentials_from
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
 
@@ -13,17 +16,21 @@ from common.schemas.spec import AgentSpec
 async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = False) -> int:
     """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end.
 
-    With ``fresh`` each agent works in a new workspace, next to its spec's earlier ones.
+    Each agent gets the Claude credentials of this process's environment (see
+    :mod:`common.credentials`), whatever environment the daemon started in. With
+    ``fresh`` each agent works in a new workspace, next to its spec's earlier ones.
     """
+    credentials = credentials_from(os.environ)
     for spec in specs:
         validate_spec(spec)  # refuse bad input before anything starts
+        check_credentials(spec, credentials)
     if lifecycle.daemon_running() is None:
         status = await lifecycle.start_daemon()
         print(f"daemon started (pid {status.pid})")
     names: list[str] = []
     async with DaemonClient.connect() as client:
         for spec in specs:
-            info = await client.start(spec, fresh=fresh)
+            info = await client.start(spec, credentials, fresh=fresh)
             names.append(info.name)
             print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
             print(f"  log: {info.log_file}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -20,6 +21,7 @@ from agent.core.render import render_checkpoint
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common import help_text
+from common.credentials import credentials_from
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.daemon_state import AgentStatus
@@ -60,7 +62,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     async with DaemonClient.connect() as client:
-        info = await client.resume(args.agent)
+        info = await client.resume(args.agent, credentials_from(os.environ))
     print(f"{info.name} resumed in {info.workspace}")
     print(f"  log: {info.log_file}")
     if not args.wait:

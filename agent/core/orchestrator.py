@@ -33,7 +33,11 @@ from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 
 SESSION_ATTEMPTS = 3
+RETRY_DELAY_S = 2.0
+"""The wait before the second attempt of a session; it doubles for each later one."""
 Outcome = Literal["done", "failed", "stopped"]
+ModelCheck = Callable[[], Awaitable[list[str]]]
+"""Probes the model endpoint: its warnings, or a ``ModelEndpointError`` when it cannot work."""
 
 
 class StopRun(HarnessError):
@@ -54,6 +58,8 @@ class Run:
     """The project's own environment: its test runs never use the harness's interpreter."""
     sessions_this_run: int = 0
     session_runner: Callable[..., Awaitable[SessionResult]] = field(default=run_session)
+    model_check: ModelCheck | None = None
+    """Run at project_verification; ``None`` for the embedded model."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -152,7 +158,9 @@ class Run:
         """Run a session from ``prompts/<template>.md``, retrying failures.
 
         ``done`` says whether the session delivered what the phase needs (for example
-        an issue proposal); a session that did not is tried again.
+        an issue proposal); a session that did not is tried again. An error that
+        another attempt cannot mend (a refused key) is raised at once; the error
+        raised is the session's own, with the number of attempts, never wrapped.
         """
         system = prompts.render("system")
         values.setdefault(
@@ -167,10 +175,13 @@ class Run:
                     label, system, prompt, self.sessions, reports, self.log
                 )
             except SessionError as e:
-                self.log(f"session {label} attempt {attempt} failed: {e}")
-                if attempt == SESSION_ATTEMPTS:
+                if not e.retryable:
                     raise
-                await asyncio.sleep(2**attempt)
+                if attempt == SESSION_ATTEMPTS:
+                    raise SessionError(f"{e} (after {attempt} attempts)") from e
+                delay = RETRY_DELAY_S * 2 ** (attempt - 1)
+                self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
+                await asyncio.sleep(delay)
                 continue
             if done is None or done(reports):
                 return reports, result

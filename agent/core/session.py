@@ -33,7 +33,7 @@ from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
-from common.errors import SessionError
+from common.errors import ModelEndpointError, SessionError
 
 SESSION_TIMEOUT_S = 45 * 60
 _PREVIEW = 300
@@ -119,7 +119,9 @@ async def run_session(
     if result.is_error:
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype
-        raise SessionError(f"session {label} failed{status}: {detail}")
+        refused = result.api_error_status in (401, 403)  # another attempt cannot mend it
+        error = ModelEndpointError if refused else SessionError
+        raise error(f"session {label} failed{status}: {detail}")
     figures = session_figures(result, tracker.touched, local_model=config.local_model)
     cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
     log(

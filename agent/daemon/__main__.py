@@ -8,6 +8,8 @@ Secrets (the GitLab token) come through a pipe (``--secrets-fd N``, as
 ``start_daemon`` passes them) and stay in memory: a daemon started with one in its
 environment first execs itself again without it, so that ``/proc/PID/environ``
 never shows it to the commands the model runs (see :mod:`common.secrets`).
+Claude credentials it finds there are dropped: each agent gets those of the
+client that started it (see :mod:`common.credentials`).
 """
 
 from __future__ import annotations

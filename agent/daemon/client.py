@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -103,22 +103,32 @@ class DaemonClient:
         reply = await self._call(ListRequest(id=next(self._ids)), AgentsReply)
         return reply.agents
 
-    async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
-        """Validate ``spec`` and start an agent for it (``fresh``: in a new workspace).
+    async def start(
+        self,
+        spec: AgentSpec,
+        credentials: Mapping[str, str] | None = None,
+        *,
+        fresh: bool = False,
+    ) -> AgentInfo:
+        """Validate ``spec`` and start an agent for it, with this client's Claude credentials
+        (``fresh``: in a new workspace).
 
         Raises:
-            DaemonError: with the daemon's reason (bad spec, already running, ...).
+            DaemonError: with the daemon's reason (bad spec, already running, no
+                credentials for a Claude model, ...).
         """
-        request = StartRequest(id=next(self._ids), spec=spec, fresh=fresh)
+        request = StartRequest(
+            id=next(self._ids), spec=spec, credentials=dict(credentials or {}), fresh=fresh
+        )
         return (await self._call(request, AgentReply)).agent
 
-    async def resume(self, name: str, credentials: dict[str, str] | None = None) -> AgentInfo:
+    async def resume(self, name: str, credentials: Mapping[str, str] | None = None) -> AgentInfo:
         """Start a stopped or failed agent again, under its name, where it ended.
 
         Raises:
             DaemonError: with the daemon's reason (running, done, unknown, ...).
         """
-        request = ResumeRequest(id=next(self._ids), agent=name, credentials=credentials or {})
+        request = ResumeRequest(id=next(self._ids), agent=name, credentials=dict(credentials or {}))
         return (await self._call(request, AgentReply)).agent
 
     async def stop(self, name: str) -> AgentInfo:

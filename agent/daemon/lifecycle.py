@@ -23,7 +23,7 @@ from agent.daemon.procs import is_alive
 from common.errors import DaemonError
 from common.paths import daemon_log_path, harness_home
 from common.schemas.daemon_state import DaemonStatusFile
-from common.secrets import secrets_in, start_with_secrets, without_secrets
+from common.secrets import gitlab_secrets, secrets_in, start_with_secrets, without_secrets
 
 #: How long a connect to the status file's socket may take before it counts as dead.
 CONNECT_TIMEOUT = 1.0
@@ -108,7 +108,8 @@ def _spawn_daemon(
 ) -> subprocess.Popen[bytes]:
     """``python -m agent.daemon`` in its own session, its output appended to the log.
 
-    Secrets in our environment reach it through a pipe, never its environment.
+    GitLab tokens in our environment reach it through a pipe, never its environment;
+    Claude secrets do not reach it at all (each start request carries them).
 
     Raises:
         SecretsError: the secrets are too large for the pipe (nothing started).
@@ -126,7 +127,7 @@ def _spawn_daemon(
                 pass_fds=fds,
             ),
             [sys.executable, "-m", "agent.daemon", *daemon_args],
-            secrets_in(os.environ),
+            gitlab_secrets(secrets_in(os.environ)),  # Claude's go per agent, in start requests
         )
 
 

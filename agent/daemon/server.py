@@ -235,7 +235,9 @@ class DaemonServer:
             case ListRequest():
                 await connection.send(AgentsReply(id=request.id, agents=supervisor.agents()))
             case StartRequest():
-                agent = await supervisor.start_agent(request.spec, fresh=request.fresh)
+                agent = await supervisor.start_agent(
+                    request.spec, request.credentials, fresh=request.fresh
+                )
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case ResumeRequest():
                 agent = await supervisor.resume_agent(request.agent, request.credentials)

@@ -6,8 +6,11 @@ becomes readable); agents adopted from a previous daemon are not our children,
 so their exit is noticed by a light liveness check once a second. Everything
 else a client sees comes from the workspace files, watched with watchfiles.
 
-Agents get an environment without secrets; the secrets the daemon was given
-reach each agent through a pipe of its own (see :mod:`common.secrets`).
+Agents get an environment without secrets and without Claude settings; the
+GitLab token the daemon was given, and the Claude credentials the starting
+client sent for this agent, reach it through a pipe of its own (see
+:mod:`common.secrets` and :mod:`common.credentials`). The daemon never lends an
+agent Claude credentials of its own environment.
 """
 
 from __future__ import annotations
@@ -23,19 +26,20 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.core.workspace import prepare_workspace, set_auto_accept
+from agent.core.workspace import prepare_workspace, set_auto_accept, validate_spec
 from agent.daemon.agent_view import build_agent_info
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
 from agent.daemon.watcher import FolderWatcher
 from common.atomic import read_model_or_none
+from common.credentials import check_credentials, without_credentials
 from common.errors import DaemonError, SecretsError
 from common.paths import WorkspaceFiles, daemon_state_path, numbered_workspace, workspace_number
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
-from common.secrets import start_with_secrets, without_secrets
+from common.secrets import gitlab_secrets, start_with_secrets, without_secrets
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +75,10 @@ class Supervisor:
         Args:
             home: the daemon's folder (holds ``daemon_state.json``).
             agent_command: builds the argv of an agent; tests pass a small script.
-            secrets: handed to every agent through a pipe (``--secrets-fd N`` is
-                appended to its argv), never through its environment.
+            secrets: the GitLab tokens, handed to every agent through a pipe
+                (``--secrets-fd N`` is appended to its argv), never through its
+                environment. Claude secrets among them are dropped: those come
+                per agent from the client that starts it.
             stop_timeout: seconds between SIGTERM and SIGKILL when stopping.
             kill_timeout: seconds to wait for the exit after SIGKILL.
             adopted_check_interval: seconds between liveness checks of adopted agents.
@@ -81,7 +87,7 @@ class Supervisor:
         """
         self._home = home
         self._agent_command = agent_command
-        self._secrets = dict(secrets or {})
+        self._secrets = gitlab_secrets(secrets or {})
         self._stop_timeout = stop_timeout
         self._kill_timeout = kill_timeout
         self._adopted_check_interval = adopted_check_interval
@@ -147,17 +153,28 @@ class Supervisor:
         """One agent (by name or unique prefix), freshly read."""
         return self._refresh_one(self._registry.resolve(name).name)
 
-    async def start_agent(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
+    async def start_agent(
+        self,
+        spec: AgentSpec,
+        credentials: Mapping[str, str] | None = None,
+        *,
+        fresh: bool = False,
+    ) -> AgentInfo:
         """Validate ``spec``, prepare its workspace and spawn its agent.
 
         The agent works in the spec's newest workspace, or with ``fresh`` in a new one
         next to it. A workspace that already has a run is refused (see
         :meth:`_check_workspace_free`), so no start rewrites another agent's record.
+        ``credentials`` are the client's Claude credentials, for this agent alone.
 
         Raises:
+            CredentialsError: the spec names a Claude model and no credentials came.
             SpecError: the spec points at something that does not exist.
             DaemonError: the workspace is taken by another run, or the spawn failed.
         """
+        credentials = dict(credentials or {})
+        await asyncio.to_thread(validate_spec, spec)  # a bad spec is the first thing to say
+        check_credentials(spec, credentials)
         async with self._start_lock:
             newest = await asyncio.to_thread(workspace_number, spec.project_dir, spec.spec_file)
             number = newest + 1 if fresh else max(newest, 1)
@@ -166,7 +183,7 @@ class Supervisor:
             workspace = await asyncio.to_thread(prepare_workspace, spec, number)
             name = self._registry.next_name()
             argv = list(self._agent_command(workspace))
-            child, log_file = self._launch(name, workspace, spec.project_dir, argv, {})
+            child, log_file = self._launch(name, workspace, spec.project_dir, argv, credentials)
             record = AgentRecord(
                 name=name,
                 spec=spec,
@@ -195,6 +212,7 @@ class Supervisor:
         """
         async with self._start_lock:
             record = self._registry.resolve(name)
+            check_credentials(record.spec, credentials or {})
             if self._is_alive(record):
                 raise DaemonError(f"{record.name} is already running")
             status = self._refresh_one(record.name).status
@@ -322,20 +340,20 @@ class Supervisor:
             raise DaemonError(f"cannot start {name}: {e}") from e
 
     def _spawn(
-        self,
-        argv: list[str],
-        cwd: Path,
-        log_file: Path,
-        credentials: Mapping[str, str] | None = None,
+        self, argv: list[str], cwd: Path, log_file: Path, credentials: Mapping[str, str]
     ) -> subprocess.Popen[bytes]:
-        """Start an agent detached; its secrets go through a pipe, written once it runs."""
-        env = without_secrets(os.environ)
+        """Start an agent detached; its secrets go through a pipe, written once it runs.
+
+        The pipe carries the daemon's GitLab token and ``credentials`` (the starting
+        client's); the environment carries neither, nor the daemon's Claude settings.
+        """
+        env = without_credentials(without_secrets(os.environ))
         return start_with_secrets(
             lambda args, fds: spawn_detached(
                 args, cwd=cwd, log_file=log_file, env=env, pass_fds=fds
             ),
             argv,
-            {**self._secrets, **(credentials or {})},
+            {**self._secrets, **credentials},
         )
 
     def _is_alive(self, record: AgentRecord) -> bool:

@@ -12,8 +12,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import AfterValidator, Field, TypeAdapter
 
+from common.credentials import check_names
 from common.schemas.agent_state import Phase
 from common.schemas.base import StrictModel
 from common.schemas.checkpoint import CheckpointType
@@ -37,6 +38,11 @@ class ListRequest(_Request):
 class StartRequest(_Request):
     type: Literal["start"] = "start"
     spec: AgentSpec
+    credentials: Annotated[dict[str, str], AfterValidator(check_names)] = Field(
+        default_factory=dict, repr=False
+    )
+    """The client's Claude credentials for this agent (``common.credentials``); they go
+    to the agent's secrets pipe only: never into a repr, a log or ``daemon_state.json``."""
     fresh: bool = False
     """Start in a new workspace next to the spec's earlier ones, which are kept."""
 
@@ -46,7 +52,9 @@ class ResumeRequest(_Request):
 
     type: Literal["resume"] = "resume"
     agent: str
-    credentials: dict[str, str] = Field(default_factory=dict, repr=False)
+    credentials: Annotated[dict[str, str], AfterValidator(check_names)] = Field(
+        default_factory=dict, repr=False
+    )
     """The client's Claude credentials, handed to the agent through a pipe."""
 
 

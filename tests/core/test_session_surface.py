@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from agent.cli import DEMO_PLAYBOOK
 from agent.control.demo import prepare_demo
 from agent.core import prompts
 from agent.core.log import AgentLog
@@ -25,6 +24,7 @@ from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import ToolSurface, surface_for
 from agent.model import PlaybookServer, load_playbook
+from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RequestRecorder
 from benchmarks.session_requests import measure
 from common.errors import SessionError

@@ -90,7 +90,10 @@ def make_spec(project: Path, tmp_path: Path) -> MakeSpec:
     def make(mode: str) -> AgentSpec:
         spec_file = specs / f"{mode}.md"
         spec_file.write_text(f"{mode}\n")
-        return AgentSpec(spec_file=spec_file, project_dir=project, target_branch="main")
+        # The embedded model: these agents need no Claude credentials to be started.
+        return AgentSpec(
+            spec_file=spec_file, project_dir=project, target_branch="main", model="local"
+        )
 
     return make
 

@@ -10,12 +10,14 @@ survives a restart and the new snapshot brings the view back in step.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.credentials import check_credentials, credentials_from
 from common.errors import HarnessError
 from common.schemas.protocol import AgentEvent, AgentInfo
 from common.schemas.spec import AgentSpec
@@ -105,16 +107,21 @@ class DaemonLink:
                     return
 
     async def start(self, spec: AgentSpec) -> AgentInfo:
+        """Start ``spec`` with this TUI's Claude credentials (refused here when it has none)."""
+        credentials = credentials_from(os.environ)
+        check_credentials(spec, credentials)
         async with DaemonClient.connect() as client:
-            return await client.start(spec)
+            return await client.start(spec, credentials)
 
     async def stop(self, name: str) -> AgentInfo:
         async with DaemonClient.connect() as client:
             return await client.stop(name)
 
     async def resume(self, name: str) -> AgentInfo:
+        """Resume ``name`` with this TUI's Claude credentials (the agent's own spec decides
+        whether it needs any)."""
         async with DaemonClient.connect() as client:
-            return await client.resume(name)
+            return await client.resume(name, credentials_from(os.environ))
 
     async def remove(self, name: str) -> None:
         async with DaemonClient.connect() as client:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from agent.core import git
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
@@ -31,8 +29,8 @@ async def project_verification(run: Run) -> None:
     project = spec.project_dir
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        warnings = await run.tracker.verify()
-        warnings += _credential_warnings(spec.uses_local_model)
+        warnings = await _model_warnings(run)  # first: a dead endpoint ends the run in seconds
+        warnings += await run.tracker.verify()
         test_command = spec.test_command or run.project_env.test_command
         baseline = await run.tests(test_command) if test_command else None
         if baseline is not None:
@@ -237,15 +235,15 @@ async def create_branch(run: Run) -> None:
     run.move(Phase.ISSUE_SELECTION)
 
 
-def _credential_warnings(local_model: bool) -> list[str]:
-    if local_model:
+async def _model_warnings(run: Run) -> list[str]:
+    """Probe the model endpoint (one cheap request through the agent's proxy).
+
+    The credentials were checked before the agent started (client, daemon and
+    ``agent.cli``); this finds out whether the endpoint answers and accepts them.
+
+    Raises:
+        ModelEndpointError: unreachable, or the credentials were refused.
+    """
+    if run.model_check is None:  # the embedded model
         return []
-    names = ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-    if any(os.environ.get(name) for name in names):
-        return []
-    if os.environ.get("ANTHROPIC_BASE_URL"):
-        return ["no Claude credentials set; relying on ANTHROPIC_BASE_URL needing none"]
-    raise SessionError(
-        "no Claude credentials: set CLAUDE_CODE_OAUTH_TOKEN or ANTHROPIC_API_KEY, "
-        'or use "model": "local" for the embedded model'
-    )
+    return await run.model_check()

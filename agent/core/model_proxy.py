@@ -1,0 +1,342 @@
+"""A local forwarding proxy for the model endpoint: the Claude CLI never holds the key.
+
+Why: the CLI's environment is readable by every command the model runs
+(``/proc/PID/environ``), so a key given to the CLI is a key given to the model.
+The agent instead listens on ``127.0.0.1`` (random port), gives the CLI that
+address as ``ANTHROPIC_BASE_URL`` with a dummy ``ANTHROPIC_API_KEY``, and
+forwards each request to the real endpoint with the real auth headers in place
+of the dummy ones. Answers (SSE streams included) are passed through chunk by
+chunk, as they arrive.
+
+Anything local can use this proxy while it runs, not only the CLI: the model's
+own Bash commands could send requests through it and spend on the account
+(they cannot read the key). A guard is left to the sandbox that comes later.
+
+When the endpoint cannot be reached, the proxy answers 502 with an Anthropic
+error body saying why, and the header :data:`PROXY_ERROR_HEADER` naming the kind
+(``refused``, ``dns``, ``unreachable``, ``timeout``, ``other``), which the
+endpoint probe (:mod:`agent.core.model_probe`) turns into one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import logging
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Literal
+from urllib.parse import urlsplit
+
+import httpx2
+
+from agent.core.log import AgentLog
+from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
+from common.errors import SessionError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DUMMY_KEY = "harness-proxy"
+"""The key the CLI is given: worthless, the proxy replaces it."""
+PROXY_ERROR_HEADER = "x-harness-proxy-error"
+OAUTH_BETA = "oauth-2025-04-20"
+"""The beta Anthropic's API asks for with OAuth tokens from ``claude setup-token``."""
+CONNECT_TIMEOUT_S = 8.0
+READ_TIMEOUT_S = 600.0
+"""Between two chunks of an answer: SSE streams send pings, so this is generous."""
+MAX_HEAD_BYTES = 64 * 1024
+
+ErrorKind = Literal["refused", "dns", "unreachable", "timeout", "other"]
+AuthKind = Literal["api_key", "auth_token", "oauth", "none"]
+
+_HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+_AUTH_HEADERS = frozenset({"x-api-key", "authorization"})
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The real endpoint and how to authenticate there."""
+
+    base_url: str
+    auth: AuthKind
+    secret: str = ""
+
+    @classmethod
+    def from_credentials(cls, credentials: Mapping[str, str]) -> Upstream:
+        """The endpoint of ``credentials``: API key first, then auth token, then OAuth token."""
+        base = credentials.get(BASE_URL) or DEFAULT_BASE_URL
+        order: tuple[tuple[str, AuthKind], ...] = (
+            (API_KEY, "api_key"),
+            (AUTH_TOKEN, "auth_token"),
+            (OAUTH_TOKEN, "oauth"),
+        )
+        for name, kind in order:
+            if credentials.get(name):
+                return cls(base.rstrip("/"), kind, credentials[name])
+        return cls(base.rstrip("/"), "none")
+
+    @property
+    def variable(self) -> str:
+        """The variable the secret came from (what to set when it is refused)."""
+        return {"api_key": API_KEY, "auth_token": AUTH_TOKEN, "oauth": OAUTH_TOKEN}.get(
+            self.auth, API_KEY
+        )
+
+    def __repr__(self) -> str:  # never show the secret
+        return f"Upstream({self.base_url!r}, {self.auth})"
+
+
+def upstream_headers(headers: list[tuple[str, str]], upstream: Upstream) -> list[tuple[str, str]]:
+    """The client's headers for the real endpoint: hop-by-hop and dummy auth replaced."""
+    kept = [
+        (name, value)
+        for name, value in headers
+        if name.lower() not in _HOP_BY_HOP and name.lower() not in _AUTH_HEADERS
+    ]
+    if upstream.auth == "api_key":
+        kept.append(("x-api-key", upstream.secret))
+    elif upstream.auth in ("auth_token", "oauth"):
+        kept.append(("authorization", f"Bearer {upstream.secret}"))
+    if upstream.auth == "oauth":
+        betas = [v.strip() for n, v in kept if n.lower() == "anthropic-beta" for v in v.split(",")]
+        kept = [(n, v) for n, v in kept if n.lower() != "anthropic-beta"]
+        kept.append(("anthropic-beta", ",".join([b for b in betas if b] + [OAUTH_BETA])))
+    return kept
+
+
+def classify(error: httpx2.HTTPError) -> tuple[ErrorKind, str]:
+    """The kind of a failure to reach the endpoint, and its own words."""
+    if isinstance(error, httpx2.TimeoutException):
+        return "timeout", f"no answer within {CONNECT_TIMEOUT_S:g} s"
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return "dns", str(cause)
+        if isinstance(cause, ConnectionRefusedError):
+            return "refused", str(cause)
+        if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "unreachable", str(cause)
+        cause = cause.__cause__ or cause.__context__
+    text = str(error)
+    lowered = text.lower()
+    if "connection refused" in lowered:
+        return "refused", text
+    if "name or service not known" in lowered or "name resolution" in lowered:
+        return "dns", text
+    if "unreachable" in lowered:
+        return "unreachable", text
+    return "other", text or type(error).__name__
+
+
+class ModelProxy:
+    """``async with ModelProxy(upstream, log) as base_url:`` serves on 127.0.0.1 until exit."""
+
+    def __init__(self, upstream: Upstream, agent_log: AgentLog | None = None) -> None:
+        self.upstream = upstream
+        self._log = agent_log
+        self._server: asyncio.Server | None = None
+        self._client: httpx2.AsyncClient | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self.requests = 0
+        """How many requests were forwarded (or answered 502)."""
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``, for the CLI's ``ANTHROPIC_BASE_URL``."""
+        assert self._server is not None, "not started"
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def __aenter__(self) -> str:
+        timeout = httpx2.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        self._client = httpx2.AsyncClient(timeout=timeout, follow_redirects=False)
+        try:
+            self._server = await asyncio.start_server(
+                self._serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES
+            )
+        except OSError as e:
+            await self._client.aclose()
+            raise SessionError(f"cannot start the model proxy: {e}") from e
+        return self.url
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._connections):
+            task.cancel()
+        if self._connections:
+            await asyncio.wait(set(self._connections), timeout=5)
+        if self._server is not None:
+            await self._server.wait_closed()
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while await self._one_request(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as e:
+            log.debug("proxy connection ended: %s", e)
+        except ValueError as e:  # a malformed request line or header
+            log.warning("proxy got a malformed request: %s", e)
+        finally:
+            self._connections.discard(task)
+            writer.close()
+
+    async def _one_request(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Forward one request and its answer; whether the connection stays open."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError as e:
+            if e.partial.strip():
+                raise
+            return False  # the client closed an idle connection
+        method, target, headers = _parse_head(head)
+        body = await _read_body(reader, headers)
+        self.requests += 1
+        keep_alive = _header(headers, "connection").lower() != "close"
+        url = self.upstream.base_url + target
+        request = self._client_or_fail().build_request(
+            method, url, headers=upstream_headers(headers, self.upstream), content=body
+        )
+        try:
+            response = await self._client_or_fail().send(request, stream=True)
+        except httpx2.HTTPError as e:
+            kind, detail = classify(e)
+            await _send_unreachable(writer, self.upstream.base_url, kind, detail, keep_alive)
+            if self._log is not None:
+                self._log(f"model proxy: {self.upstream.base_url} {kind}: {detail}")
+            return keep_alive
+        try:
+            await _relay(response, writer, head_only=method == "HEAD")
+        except httpx2.HTTPError as e:  # the endpoint failed mid-answer: the client sees it cut
+            log.warning("model proxy: answer from %s cut off: %s", self.upstream.base_url, e)
+            return False
+        finally:
+            await response.aclose()
+        return keep_alive
+
+    def _client_or_fail(self) -> httpx2.AsyncClient:
+        assert self._client is not None, "not started"
+        return self._client
+
+
+def _parse_head(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:
+    """Method, target and headers of a request head.
+
+    Raises:
+        ValueError: the request line or a header is malformed.
+    """
+    lines = head.decode("latin-1").split("\r\n")
+    method, target, _version = lines[0].split(" ", 2)
+    if not target.startswith("/"):
+        raise ValueError(f"unsupported request target {target[:80]!r}")
+    headers = []
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            raise ValueError(f"malformed header line {line[:80]!r}")
+        headers.append((name.strip(), value.strip()))
+    return method, target, headers
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> str:
+    return next((value for key, value in headers if key.lower() == name), "")
+
+
+async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[str, str]]) -> bytes:
+    if _header(headers, "transfer-encoding").lower() == "chunked":
+        data = bytearray()
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")).strip():  # trailers
+                    pass
+                return bytes(data)
+            data += await reader.readexactly(size)
+            await reader.readexactly(2)
+    length = int(_header(headers, "content-length") or 0)
+    return await reader.readexactly(length) if length > 0 else b""
+
+
+async def _relay(
+    response: httpx2.Response, writer: asyncio.StreamWriter, *, head_only: bool
+) -> None:
+    """Status, headers, then the body re-framed as chunks, each sent as it arrives."""
+    no_body = head_only or response.status_code in (204, 304)
+    lines = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}"]
+    lines += [
+        f"{name}: {value}"
+        for name, value in response.headers.multi_items()
+        if name.lower() not in _HOP_BY_HOP
+    ]
+    lines.append("content-length: 0" if no_body else "transfer-encoding: chunked")
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    if no_body:
+        await writer.drain()
+        return
+    async for chunk in response.aiter_raw():
+        if chunk:
+            writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            await writer.drain()
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+
+
+async def _send_unreachable(
+    writer: asyncio.StreamWriter, base_url: str, kind: ErrorKind, detail: str, keep_alive: bool
+) -> None:
+    """A 502 with an Anthropic error body: the CLI shows its message, the probe its kind."""
+    host = urlsplit(base_url).hostname or base_url
+    words = {
+        "refused": "refused the connection",
+        "dns": f"cannot be resolved (host {host} not found)",
+        "unreachable": "is unreachable",
+        "timeout": f"did not accept a connection within {CONNECT_TIMEOUT_S:g} s",
+        "other": "could not be reached",
+    }[kind]
+    message = f"model endpoint {base_url} {words} ({detail})"
+    body = json.dumps({"type": "error", "error": {"type": "api_error", "message": message}})
+    payload = body.encode()
+    head = (
+        "HTTP/1.1 502 Bad Gateway\r\n"
+        "content-type: application/json\r\n"
+        f"{PROXY_ERROR_HEADER}: {kind}\r\n"
+        f"content-length: {len(payload)}\r\n"
+        f"connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n"
+    )
+    writer.write(head.encode("latin-1") + payload)
+    with contextlib.suppress(ConnectionError):
+        await writer.drain()
