@@ -50,6 +50,10 @@ class NoPendingCheckpointError(CheckpointError):
     """There is no checkpoint waiting for a decision."""
 
 
+class NewCheckpointError(CheckpointError):
+    """The waiting checkpoint appeared after the answer was started: nobody saw it."""
+
+
 class TransitionError(HarnessError):
     """The phase machine was asked for a transition its table does not allow."""
 

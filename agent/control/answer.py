@@ -2,17 +2,21 @@
 
 A decision names the checkpoint the person was shown (``checkpoint_id``), so a key
 pressed on a checkpoint that was just decided elsewhere never decides the agent's
-next one: :func:`agent.core.checkpoints.answer` refuses that under its lock.
+next one: :func:`agent.core.checkpoints.answer` refuses that under its lock. An answer
+that names no checkpoint (``harness approve AGENT``) decides only a checkpoint that was
+already waiting when the command started (``not_after``): one that appeared since was
+seen by nobody.
 """
 
 from __future__ import annotations
 
 import getpass
+from datetime import datetime
 from pathlib import Path
 
 from agent.core import checkpoints
 from agent.core.decisions import choice_decision, default_decision, reject_decision
-from common.errors import AlreadyDecidedError, NoPendingCheckpointError
+from common.errors import AlreadyDecidedError, NewCheckpointError, NoPendingCheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import AnyDecision, Checkpoint
 
@@ -73,9 +77,20 @@ def decide(
     reason: str | None = None,
     client: str = "cli",
     checkpoint_id: str | None = None,
+    not_after: datetime | None = None,
 ) -> Checkpoint:
-    """Answer the pending checkpoint (only ``checkpoint_id``, when given); first answer wins."""
+    """Answer the pending checkpoint (only ``checkpoint_id``, when given); first answer wins.
+
+    Raises:
+        NewCheckpointError: no ``checkpoint_id`` and the waiting checkpoint was created
+            after ``not_after`` (when the answering command started).
+    """
     checkpoint = pending_checkpoint(workspace, checkpoint_id)
+    if checkpoint_id is None and not_after is not None and checkpoint.created_at > not_after:
+        raise NewCheckpointError(
+            f"a new checkpoint appeared: {checkpoint.type.value} ({checkpoint.id}); "
+            "run the command again"
+        )
     decision = decision_for(
         checkpoint, approve=approve, choice=choice, reason=reason, client=client
     )
@@ -88,6 +103,7 @@ def approve(
     reason: str | None,
     client: str = "cli",
     checkpoint_id: str | None = None,
+    not_after: datetime | None = None,
 ) -> Checkpoint:
     """Approve the pending checkpoint, with its default or an explicit choice."""
     return decide(
@@ -97,13 +113,23 @@ def approve(
         reason=reason,
         client=client,
         checkpoint_id=checkpoint_id,
+        not_after=not_after,
     )
 
 
 def reject(
-    workspace: Path, reason: str | None, client: str = "cli", checkpoint_id: str | None = None
+    workspace: Path,
+    reason: str | None,
+    client: str = "cli",
+    checkpoint_id: str | None = None,
+    not_after: datetime | None = None,
 ) -> Checkpoint:
     """Reject the pending checkpoint (refused for regression_approval)."""
     return decide(
-        workspace, approve=False, reason=reason, client=client, checkpoint_id=checkpoint_id
+        workspace,
+        approve=False,
+        reason=reason,
+        client=client,
+        checkpoint_id=checkpoint_id,
+        not_after=not_after,
     )

@@ -20,10 +20,12 @@ from agent.core import checkpoints
 from agent.core.render import render_checkpoint
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.daemon.procs import started_at
 from common import help_text
 from common.credentials import credentials_from
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
+from common.schemas.base import utc_now
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from common.secrets import hide_secrets_from_proc
@@ -33,6 +35,9 @@ Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``harness`` console script."""
+    # An answer without --checkpoint decides only what was waiting when the command began:
+    # for a real start that is the process's start (its re-exec keeps it).
+    started = (started_at(os.getpid()) if argv is None else None) or utc_now()
     if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
         try:
             argv = hide_secrets_from_proc(sys.argv)[1:]
@@ -40,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 1
     args = build_parser().parse_args(argv)
+    args.started = started
     command: Command = args.command
     try:
         return asyncio.run(command(args))
@@ -125,7 +131,11 @@ async def cmd_checkpoint(args: argparse.Namespace) -> int:
 async def cmd_approve(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
     decided = answer.approve(
-        info.workspace, args.choice, args.reason, checkpoint_id=args.checkpoint
+        info.workspace,
+        args.choice,
+        args.reason,
+        checkpoint_id=args.checkpoint,
+        not_after=args.started,
     )
     print(f"{info.name}: {decided.type.value} approved")
     return 0
@@ -133,7 +143,9 @@ async def cmd_approve(args: argparse.Namespace) -> int:
 
 async def cmd_reject(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
-    decided = answer.reject(info.workspace, args.reason, checkpoint_id=args.checkpoint)
+    decided = answer.reject(
+        info.workspace, args.reason, checkpoint_id=args.checkpoint, not_after=args.started
+    )
     print(f"{info.name}: {decided.type.value} rejected")
     return 0
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 _DEAD_STATES = frozenset({"Z", "X"})
@@ -34,6 +36,19 @@ def start_ticks(pid: int) -> int | None:
     """The process's start time in clock ticks since boot, ``None`` when it does not exist."""
     fields = _stat_fields(pid)
     return None if fields is None else int(fields[19])
+
+
+def started_at(pid: int) -> datetime | None:
+    """When the process started, as UTC wall time (to a clock tick), ``None`` if it is gone.
+
+    The start is counted from boot (``CLOCK_BOOTTIME``, as ``/proc`` counts it) and
+    placed on the wall clock from now: ``btime`` in ``/proc/stat`` is whole seconds only.
+    """
+    ticks = start_ticks(pid)
+    if ticks is None:
+        return None
+    age_s = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    return datetime.now(UTC) - timedelta(seconds=age_s)
 
 
 def is_alive(pid: int | None, ticks: int | None) -> bool:

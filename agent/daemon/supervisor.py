@@ -405,6 +405,19 @@ class Supervisor:
                     self._exit_observed(name)
 
     def _exit_observed(self, name: str) -> None:
+        """The agent has exited, however it ended: what it started ends too.
+
+        The agent leads its own process group (it was spawned in a session of its own),
+        and the Claude CLI, the embedded model and the commands the model ran belong to
+        it unless they left it; a killed agent cannot end them itself.
+        """
+        record = self._registry.find(name)
+        if (
+            record is not None
+            and record.pid is not None
+            and signal_group(record.pid, signal.SIGKILL)
+        ):
+            log.info("ended what was left of %s's process group (pgid %d)", name, record.pid)
         self._polled.discard(name)
         exited = self._exited.pop(name, None)
         if exited is not None:

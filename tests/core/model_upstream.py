@@ -31,6 +31,10 @@ class Seen:
     body: dict[str, Any] = field(default_factory=dict)
 
 
+PROPOSE = "mcp__harness__propose_issues"
+"""The initializer's report tool: a session without Bash calls it to move the run on."""
+
+
 class Upstream:
     """``with Upstream() as up: up.url``; ``up.seen`` lists the requests."""
 
@@ -64,15 +68,22 @@ class Upstream:
         self._httpd.server_close()
 
     def reply_to(self, body: dict[str, Any]) -> Reply:
-        """Bash first (if asked and the session has not run it), then the end of the turn."""
+        """Bash first (if asked and the session has Bash and has not run it), then the end
+        of the turn. A session without Bash (the initializer) proposes one issue, so that
+        the run goes on to a coding session, which has Bash."""
         messages = body.get("messages") or []
         last = messages[-1]["content"] if messages else ""
         answered = isinstance(last, list) and any(
             isinstance(block, dict) and block.get("type") == "tool_result" for block in last
         )
-        if self.bash and body.get("tools") and not answered:
+        offered = {tool.get("name") for tool in body.get("tools") or []}
+        if self.bash and "Bash" in offered and not answered:
             use = ToolUseBlock(id="toolu_probe", name="Bash", input={"command": self.bash})
             return Reply(content=[use])
+        if PROPOSE in offered and not answered:
+            issue = {"title": "Greet", "summary": "Add a greeting."}
+            propose = ToolUseBlock(id="toolu_propose", name=PROPOSE, input={"issues": [issue]})
+            return Reply(content=[propose])
         return Reply(content=[TextBlock(text="done")])
 
 

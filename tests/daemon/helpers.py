@@ -43,7 +43,7 @@ async def event_where(frames: Frames, matches: Callable[[AgentEvent], bool]) -> 
     return await asyncio.wait_for(scan(), WAIT)
 
 
-async def process_exit(pid: int) -> None:
+async def process_exit(pid: int, timeout: float | None = None) -> None:
     """Wait until ``pid`` has exited: its pidfd becomes readable then (no polling)."""
     loop = asyncio.get_running_loop()
     try:
@@ -53,7 +53,7 @@ async def process_exit(pid: int) -> None:
     gone = asyncio.Event()
     loop.add_reader(fd, gone.set)
     try:
-        await asyncio.wait_for(gone.wait(), WAIT)
+        await asyncio.wait_for(gone.wait(), WAIT if timeout is None else timeout)
     finally:
         loop.remove_reader(fd)
         os.close(fd)

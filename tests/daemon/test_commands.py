@@ -217,3 +217,15 @@ async def test_a_corrupted_workspace_file_shows_the_agent_failed(
 
     assert ".agent_state.json: not valid JSON" in event.agent.reason
     assert [agent.status for agent in await client.list_agents()] == [AgentStatus.FAILED]
+
+
+async def test_an_agent_killed_outright_leaves_no_process_behind(
+    client: DaemonClient, make_spec: MakeSpec
+) -> None:
+    started = await start_ready(client, make_spec("family"))
+    grandchild = int((started.workspace / "grandchild.pid").read_text())
+    assert started.pid is not None
+
+    os.kill(started.pid, signal.SIGKILL)  # no chance to clean up after itself
+
+    await process_exit(grandchild, timeout=5.0)  # ended by the daemon with the agent's group
