@@ -1,21 +1,18 @@
 """The checkpoint files: open one, wait for its decision, answer it, log it.
 
-The agent writes a pending checkpoint atomically and waits with watchfiles (no
-sleep-polling). Any client (CLI, TUI, another TUI) answers through
+The agent writes a pending checkpoint atomically and waits on inotify (no polling,
+no timer: :mod:`common.inotify`). Any client (CLI, TUI, another TUI) answers through
 :func:`answer`, which holds an exclusive lock for its read-modify-write: exactly
 one decision counts, the second answer gets :class:`AlreadyDecidedError`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 from pydantic import ValidationError
-from watchfiles import awatch
 
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import AlreadyDecidedError, CheckpointError, NoPendingCheckpointError
+from common.inotify import FolderWatch
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
     AnyDecision,
@@ -24,11 +21,6 @@ from common.schemas.checkpoint import (
     CheckpointFile,
     CheckpointLog,
 )
-
-#: watchfiles reports a change after this many quiet milliseconds.
-WATCH_STEP_MS = 5
-#: Safety net for the moment between reading the file and the watcher starting.
-WATCH_RECHECK_MS = 1000
 
 
 def current(files: WorkspaceFiles) -> Checkpoint | None:
@@ -92,27 +84,20 @@ def answer(files: WorkspaceFiles, checkpoint_id: str | None, decision: AnyDecisi
 
 
 async def wait_for_decision(files: WorkspaceFiles, checkpoint_id: str) -> Checkpoint:
-    """Block until the checkpoint ``checkpoint_id`` is decided and return it."""
-    found = current(files)
-    if _is_decided(found, checkpoint_id):
-        assert found is not None
-        return found
-    target = files.checkpoint.name
-    async for changes in awatch(
-        files.root,
-        debounce=50,
-        step=WATCH_STEP_MS,
-        rust_timeout=WATCH_RECHECK_MS,
-        yield_on_timeout=True,
-        recursive=False,
-    ):
-        if changes and not any(Path(path).name == target for _, path in changes):
-            continue
-        found = current(files)
-        if _is_decided(found, checkpoint_id):
-            assert found is not None
-            return found
-    raise asyncio.CancelledError  # awatch only ends when cancelled
+    """Block until the checkpoint ``checkpoint_id`` is decided and return it.
+
+    The wait wakes only when a file in the workspace changes (inotify), never on a
+    timer, so any number of agents can wait for hours at no cost.
+    """
+    async with FolderWatch(files.root) as watch:
+        target = files.checkpoint.name
+        while True:
+            found = current(files)  # read after the watch is set: no change slips between
+            if _is_decided(found, checkpoint_id):
+                assert found is not None
+                return found
+            while not ({target, "*"} & await watch.changed()):
+                pass
 
 
 def record(files: WorkspaceFiles, checkpoint: Checkpoint) -> None:

@@ -85,8 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     server.start()
     print(f"listening on {server.url}", flush=True)
     try:
-        while not stop.wait(0.5):
-            pass
+        stop.wait()  # a signal handler interrupts the wait; no periodic wake-up
     finally:
         server.stop()
     return 0

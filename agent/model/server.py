@@ -8,8 +8,10 @@ answers themselves come from the request alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import socket
 import threading
 import time
 import uuid
@@ -31,6 +33,9 @@ Fault = Literal["429", "500", "529", "slow"]
 """A failure injected into one ``/v1/messages`` request."""
 
 FAULTS: tuple[Fault, ...] = get_args(Fault)
+
+#: The serving loop's select timeout: long, since :meth:`PlaybookServer.stop` wakes it.
+IDLE_POLL_S = 3600.0
 
 #: How long the ``slow`` fault sleeps before answering normally.
 SLOW_SECONDS = 2.0
@@ -109,16 +114,25 @@ class PlaybookServer:
             return
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},  # stop() waits for one poll
+            kwargs={"poll_interval": IDLE_POLL_S},  # idle means idle: stop() wakes it
             name="playbook-server",
             daemon=True,
         )
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop serving and close the socket; connection threads are daemons."""
+        """Stop serving and close the socket; connection threads are daemons.
+
+        The serving loop sleeps in ``select`` until a connection comes, so after asking
+        it to shut down, one throwaway connection wakes it.
+        """
         if self._thread is not None:
-            self._httpd.shutdown()
+            stopper = threading.Thread(target=self._httpd.shutdown, daemon=True)
+            stopper.start()
+            host, port = self._httpd.server_address[:2]
+            with contextlib.suppress(OSError), socket.create_connection((str(host), port), 1):
+                pass
+            stopper.join(timeout=5)
             self._thread.join(timeout=5)
             self._thread = None
         self._httpd.server_close()
