@@ -32,7 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", default="demo/textkit", help="GROUP/NAME to create")
     parser.add_argument("--user", default="harness")
     parser.add_argument("--faults", type=float, default=0.0, metavar="RATE")
-    parser.add_argument("--fault-kinds", default=",".join(KINDS), help="from 429,500,timeout,drop")
+    parser.add_argument(
+        "--fault-kinds", default=",".join(KINDS), help="from 429,500,timeout,drop,late"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang", type=float, default=3.0, help="seconds a timeout fault lasts")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")

@@ -7,6 +7,9 @@ The four kinds are the failures a client of gitlab.com meets:
 - ``timeout``: no answer until the client gives up; the request is not carried out.
 - ``drop``: the request is carried out, then the connection is closed without an
   answer: the client cannot know that it succeeded.
+- ``late``: the request is held until the client gave up waiting, and only then carried
+  out (the connection is closed without an answer): a write that lands after the
+  client's timeout, as a slow GitLab does.
 
 A seeded random generator picks faults at ``rate``, so a run can be repeated; tests
 script exact sequences for the next requests that match a method and a path.
@@ -21,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-FaultKind = Literal["429", "500", "timeout", "drop"]
+FaultKind = Literal["429", "500", "timeout", "drop", "late"]
 KINDS: tuple[FaultKind, ...] = get_args(FaultKind)
 
 
@@ -43,7 +46,8 @@ class FaultPlan:
     retry_after: int = 1
     """Seconds announced in ``Retry-After`` on a 429."""
     hang: float = 3.0
-    """How long a ``timeout`` fault keeps the client waiting (longer than its timeout)."""
+    """How long a ``timeout`` or ``late`` fault keeps the client waiting (longer than its
+    timeout)."""
     requests: int = 0
     """API requests seen."""
     injected: Counter[str] = field(default_factory=Counter)

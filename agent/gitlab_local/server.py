@@ -88,12 +88,13 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "500":
             self._json(500, {"message": "500 Internal Server Error"})
             return
-        if fault == "timeout":
+        if fault in ("timeout", "late"):
             plan.released.wait(plan.hang)
             self.close_connection = True
-            return
+            if fault == "timeout":
+                return
         status, payload, headers = self._answer(method, path, query, body)
-        if fault == "drop":  # carried out; the answer is lost on the way
+        if fault in ("drop", "late"):  # carried out; no answer reaches the client
             self.close_connection = True
             return
         self._json(status, payload, headers)

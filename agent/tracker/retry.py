@@ -81,6 +81,9 @@ class RetryPolicy:
     max_delay: float = 15.0
     max_retry_after: float = 120.0
     """A longer ``Retry-After`` is not waited for: the request fails instead."""
+    settle_window: float = 45.0
+    """How long a write whose answer was lost may still land: after an ambiguous failure
+    it is looked for, with backoff, this long before it is sent again."""
 
     def delay(self, retry: int, failure: GitLabApiError) -> float:
         """Seconds to wait before retry number ``retry`` (0 for the first retry)."""
@@ -109,6 +112,27 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 RetryHook = Callable[[GitLabApiError, int, float], None]
 
 
+async def settle(recover: Callable[[], Awaitable[T | None]], policy: RetryPolicy) -> T | None:
+    """Look for what an unanswered write did, again and again, until the settle window ends.
+
+    A write held past the client's timeout may land seconds later (the server still
+    works on it): one look right after the failure finds nothing, and sending the write
+    again then makes it twice. So the look is repeated with backoff; only when the
+    window has passed with nothing found is the write taken as not done.
+    """
+    deadline = asyncio.get_running_loop().time() + policy.settle_window
+    pause = policy.base_delay
+    while True:
+        found = await recover()
+        if found is not None:
+            return found
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            return None
+        await asyncio.sleep(min(pause, left))
+        pause = min(pause * 2, policy.max_delay)
+
+
 async def retrying(
     call: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
@@ -123,8 +147,9 @@ async def retrying(
         policy: attempts and delays.
         on_retry: told about each retry (failure, retry number, delay) before the wait.
         recover: for creations: after an ambiguous failure (and the wait), looks for
-            what the failed attempt may have created; what it finds is returned
-            instead of sending the creation again.
+            what the failed attempt may have created, for ``policy.settle_window``
+            (:func:`settle`); what it finds is returned instead of sending the creation
+            again.
 
     Raises:
         GitLabApiError: a permanent failure, or the last transient one, saying how
@@ -149,7 +174,7 @@ async def retrying(
             on_retry(failure, attempt, wait)
             await asyncio.sleep(wait)
             if recover is not None and failure.ambiguous:
-                found = await recover()
+                found = await settle(recover, policy)
                 if found is not None:
                     return found
     raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover

@@ -20,7 +20,7 @@ from agent.tracker.retry import RetryPolicy
 PROJECT = "group/app"
 #: The client gives up after TIMEOUT; a ``timeout`` fault hangs for HANG.
 TIMEOUT, HANG = 0.4, 0.8
-FAST = RetryPolicy(attempts=6, base_delay=0.01, max_delay=0.05)
+FAST = RetryPolicy(attempts=6, base_delay=0.01, max_delay=0.05, settle_window=1.0)
 
 
 @dataclass

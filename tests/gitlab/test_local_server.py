@@ -167,7 +167,7 @@ def test_faults_at_a_rate_are_seeded() -> None:
     picks = [[plan.choose("GET", "/user") for _ in range(200)] for plan in plans]
     assert picks[0] == picks[1]
     assert 40 <= sum(fault is not None for fault in picks[0]) <= 80
-    assert {fault for fault in picks[0] if fault} == {"429", "500", "timeout", "drop"}
+    assert {fault for fault in picks[0] if fault} == {"429", "500", "timeout", "drop", "late"}
 
 
 def test_git_needs_a_token_with_write_access_to_push(lab: Lab, tmp_path: Path) -> None:

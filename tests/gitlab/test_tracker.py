@@ -108,7 +108,7 @@ async def test_every_request_faulted_once_still_gives_one_of_everything(
     retried = [m for m in messages if "; retry " in m]
     assert len(retried) == tracker.stats.retries
     recovered = [m for m in messages if "answer was lost" in m]
-    if fault == "drop":  # creations happened although their answer was lost: found, not redone
+    if fault in ("drop", "late"):  # creations happened, their answer lost: found, not redone
         assert tracker.stats.recovered == len(recovered) >= 4
     else:
         assert tracker.stats.recovered == 0

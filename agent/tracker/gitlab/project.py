@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from agent.tracker.gitlab.client import Client
-from agent.tracker.gitlab.records import Attrs, Inventory, user_notes
+from agent.tracker.gitlab.records import Attrs, user_notes
+from common.schemas.issues import IssueNote
 
 
 class ProjectApi:
@@ -65,18 +66,26 @@ class ProjectApi:
     def branch(self, name: str) -> Attrs:
         return _attrs(self.project.branches.get(name))
 
-    def inventory(self) -> Inventory:
-        issues = []
-        for issue in self.project.issues.list(get_all=True, state="all", sort="asc"):
-            raw = [_attrs(note) for note in issue.notes.list(get_all=True, sort="asc")]
-            issues.append((_attrs(issue), user_notes(raw)))
-        return Inventory(
-            milestones=[_attrs(m) for m in self.project.milestones.list(get_all=True)],
-            issues=issues,
-            labels=[label.name for label in self.project.labels.list(get_all=True)],
-            merge_requests=[_attrs(m) for m in self.project.mergerequests.list(get_all=True)],
-            branches=[(b.name, b.commit["id"]) for b in self.project.branches.list(get_all=True)],
-        )
+    # --- the reads of an inventory, one request (and one retry unit) each ---------------
+
+    def all_issues(self) -> list[Attrs]:
+        return [_attrs(i) for i in self.project.issues.list(get_all=True, state="all", sort="asc")]
+
+    def user_notes_of(self, iid: int) -> list[IssueNote]:
+        issue = self.project.issues.get(iid, lazy=True)
+        return user_notes([_attrs(note) for note in issue.notes.list(get_all=True, sort="asc")])
+
+    def all_milestones(self) -> list[Attrs]:
+        return [_attrs(m) for m in self.project.milestones.list(get_all=True)]
+
+    def label_names(self) -> list[str]:
+        return [label.name for label in self.project.labels.list(get_all=True)]
+
+    def all_merge_requests(self) -> list[Attrs]:
+        return [_attrs(m) for m in self.project.mergerequests.list(get_all=True)]
+
+    def branch_heads(self) -> list[tuple[str, str]]:
+        return [(b.name, b.commit["id"]) for b in self.project.branches.list(get_all=True)]
 
 
 def _attrs(item: Any) -> Attrs:

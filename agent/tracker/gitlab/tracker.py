@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Literal
 
@@ -56,7 +57,8 @@ class GitLabTracker:
     ) -> None:
         self.settings = settings
         self.mirror = mirror
-        self.policy = policy or RetryPolicy()
+        # A write may land up to the server's own request limit after our timeout.
+        self.policy = policy or RetryPolicy(settle_window=2 * settings.timeout + 5)
         self.verify_policy = verify_policy
         self._log = log or (lambda _text: None)
         self._calls_: Calls | None = None
@@ -281,9 +283,27 @@ class GitLabTracker:
         return pushed
 
     async def inventory(self) -> Inventory:
-        """Everything in the project the harness deals with (for the demo's report)."""
+        """Everything in the project the harness deals with (for the demo's report).
+
+        Each read is retried on its own: a fault in the eighth read does not repeat the
+        seven before it, nor fail the report when a retry of that one read succeeds.
+        """
         api = await self._api()
-        return await self._calls().get("read the project's contents", api.inventory)
+        get = self._calls().get
+        issues = []
+        for attrs in await get("list the issues", api.all_issues):
+            iid = int(attrs["iid"])
+            notes = await get(
+                f"list the notes of #{iid}", functools.partial(api.user_notes_of, iid)
+            )
+            issues.append((attrs, notes))
+        return Inventory(
+            milestones=await get("list the milestones", api.all_milestones),
+            issues=issues,
+            labels=await get("list the labels", api.label_names),
+            merge_requests=await get("list the merge requests", api.all_merge_requests),
+            branches=await get("list the branches", api.branch_heads),
+        )
 
     # --- GitLab -------------------------------------------------------------------------
 
