@@ -13,16 +13,18 @@
 # that get it exec themselves again without it (common/secrets.py).
 set -euo pipefail
 
-uid=$(id -u)
-# Private per user, in the data volume: the daemon's home (0700) and git's global config.
-export HARNESS_HOME="$HARNESS_DATA/$uid/home"
-mkdir -p -m 0700 "$HARNESS_DATA/$uid"
+# Private per user, in the data volume: the daemon's home (0700) and git's global config
+# (start.sh names both, so that `docker exec` finds them too).
+private="$HARNESS_DATA/$(id -u)"
+export HARNESS_HOME=${HARNESS_HOME:-$private/home}
+export GIT_CONFIG_GLOBAL=${GIT_CONFIG_GLOBAL:-$private/gitconfig}
+mkdir -p -m 0700 "$(dirname "$HARNESS_HOME")" "$(dirname "$GIT_CONFIG_GLOBAL")"
 # git reads the host user's settings (identity, aliases) but any write goes to a file of the
 # container's own: the mounted ~/.gitconfig is never written.
-export GIT_CONFIG_GLOBAL="$HARNESS_DATA/$uid/gitconfig"
+# (git expands ~ when it reads the file, so a volume reused with another HOME still works.)
 if [ ! -f "$GIT_CONFIG_GLOBAL" ]; then
-  printf '[include]\n\tpath = %s\n\tpath = %s\n' \
-    "$HOME/.gitconfig" "${XDG_CONFIG_HOME:-$HOME/.config}/git/config" >"$GIT_CONFIG_GLOBAL"
+  printf '[include]\n\tpath = ~/.gitconfig\n\tpath = ~/.config/git/config\n' \
+    >"$GIT_CONFIG_GLOBAL"
 fi
 if [ -f /run/coding-harness/env ]; then
   set -a

@@ -17,7 +17,8 @@
 # Docker mode builds the image on first use (--build: again), runs the container with
 # --init as your uid and gid, with your home folder and /tmp mounted at the same paths,
 # .env mounted for the entrypoint to source (as native mode sources it) and the daemon's
-# state in a volume NAME-data. HARNESS_DOCKER_IMAGE names the image (and the containers),
+# state in a volume NAME-data. HARNESS_ENV_FILE names another file than .env (both modes).
+# HARNESS_DOCKER_IMAGE names the image (and the containers),
 # HARNESS_DOCKER_BASE its base (default python:3.11-slim; scripts/docker-base-image.sh
 # builds a local one where Docker Hub is out of reach).
 native=0; demo=0; build=0; connect=0; name=""; specs=""; passthrough=()
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+env_file=${HARNESS_ENV_FILE:-.env}
 wait=0; for a in "${passthrough[@]}"; do [ "$a" = --wait ] && wait=1; done
 if [ "$wait" = 1 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
   echo "error: --wait needs --demo or --specs" >&2; exit 2
@@ -61,9 +63,13 @@ if [ "$native" = 0 ]; then
   args=(); [ "$demo" = 1 ] && args+=(--demo); [ -n "$specs" ] && args+=(--specs "$specs")
   args+=("${passthrough[@]}")
   terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1
+  # Private to the uid in the volume: the daemon's home and git's global config (which
+  # includes ~/.gitconfig, so git reads your settings but never writes that file).
+  private=/var/lib/coding-harness/$(id -u)
   run=(--init --rm --user "$(id -u):$(id -g)" -e HOME="$HOME" -e TERM -e COLORTERM
+       -e HARNESS_HOME="$private/home" -e GIT_CONFIG_GLOBAL="$private/gitconfig"
        -v "$HOME:$HOME" -v /tmp:/tmp)
-  [ -f .env ] && run+=(-v "$PWD/.env:/run/coding-harness/env:ro")
+  [ -f "$env_file" ] && run+=(-v "$(realpath "$env_file"):/run/coding-harness/env:ro")
   if [ "$terminal" = 1 ]; then run+=(-it); elif [ "$wait" = 0 ]; then run+=(-t); fi
   # The first free name; docker create is the atomic claim when two start at once.
   name=$image; n=1; err=$(mktemp)
@@ -83,7 +89,7 @@ fi
 
 scripts/bootstrap.sh requirements.txt
 harness=.venv/bin/harness
-[ -f .env ] && set -a && . ./.env && set +a
+[ -f "$env_file" ] && set -a && . "$(realpath "$env_file")" && set +a
 if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until they end
   [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
