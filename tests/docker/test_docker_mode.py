@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import grp
+import hashlib
 import os
 import re
 import secrets
@@ -255,3 +256,20 @@ async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) 
     tmux.keys("connect", "q")
     await tmux.wait_for("connect", lambda s: "CONNECT-EXITED-0" in s, "--connect to end")
     assert "agent_1" in exec_in(name, "harness list")
+
+
+def test_the_image_holds_neither_the_build_ca_nor_dotenv(docker_image: str) -> None:
+    ca = Path(os.environ.get("PIP_CERT") or "/etc/ssl/certs/ca-certificates.crt")
+    if not ca.is_file():
+        pytest.skip(f"no CA bundle at {ca} on this machine: the build used none")
+    digest = hashlib.sha256(ca.read_bytes()).hexdigest()
+    size = ca.stat().st_size
+    same_size = f"find / -xdev -type f -size {size}c -exec sha256sum {{}} + || true"
+    if digest in docker("run", "--rm", engine.BASE_IMAGE, "sh", "-c", same_size):
+        pytest.skip("the host's CA bundle is the base image's own: nothing to tell apart")
+    found = docker("run", "--rm", "--entrypoint", "sh", docker_image, "-c", same_size)
+    assert digest not in found, f"the host's CA bundle is in the image:\n{found}"
+    listing = docker("run", "--rm", "--entrypoint", "ls", docker_image, "-a", "/app")
+    assert ".build-ca.pem" not in listing.split()
+    assert ".env" not in listing.split()
+    assert not (REPO_ROOT / ".build-ca.pem").exists(), "the build left the CA in the context"
