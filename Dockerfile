@@ -48,6 +48,7 @@ WORKDIR /app
 # folder in the data volume (sticky, world-writable root, like /tmp).
 ENV PATH=/opt/venv/bin:$PATH \
     HARNESS_DATA=/var/lib/coding-harness \
-    PYTHONDONTWRITEBYTECODE=1
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
 VOLUME /var/lib/coding-harness
 ENTRYPOINT ["/app/docker-entrypoint.sh"]

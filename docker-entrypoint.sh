@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$tui_only" = 1 ]; then exec python -m tui.main --no-daemon-start; fi
-harness daemon start
+harness daemon start >/dev/null  # its errors still reach stderr
 if [ "$wait" = 1 ]; then  # no screen: follow the agents until they end, then stop
   if [ "$demo" = 1 ]; then exec harness demo "${auto[@]}" --wait; fi
   [ -n "$specs" ] || { echo "error: --wait needs --demo or --specs" >&2; exit 2; }

@@ -273,3 +273,22 @@ def test_the_image_holds_neither_the_build_ca_nor_dotenv(docker_image: str) -> N
     assert ".build-ca.pem" not in listing.split()
     assert ".env" not in listing.split()
     assert not (REPO_ROOT / ".build-ca.pem").exists(), "the build left the CA in the context"
+
+
+def test_a_refused_spec_is_one_line_and_a_failing_status(docker_image: str, invoker: User) -> None:
+    spec = '[{"spec_file": "/nonexistent.md", "project_dir": "/tmp", "target_branch": "main"}]'
+    done = subprocess.run(
+        [str(REPO_ROOT / "start.sh"), "--specs", spec, "--wait"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=invoker.environment(),
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"container {engine.TEST_IMAGE}",
+        "error: spec_file /nonexistent.md does not exist",
+    ]
