@@ -27,10 +27,12 @@ if [ ! -f "$GIT_CONFIG_GLOBAL" ]; then
     >"$GIT_CONFIG_GLOBAL"
 fi
 if [ -f /run/coding-harness/env ]; then
+  home=$HARNESS_HOME
   set -a
   # shellcheck disable=SC1091
   . /run/coding-harness/env
   set +a
+  export HARNESS_HOME=$home  # a host folder there would be shared with a native daemon
 fi
 
 demo=0; wait=0; tui_only=0; specs=""; auto=()

@@ -14,13 +14,17 @@
 #                                            in the background
 #   ./start.sh --connect [NAME]              a TUI in a running container
 #
-# Docker mode builds the image on first use (--build: again), runs the container with
-# --init as your uid and gid, with your home folder and /tmp mounted at the same paths,
-# .env mounted for the entrypoint to source (as native mode sources it) and the daemon's
-# state in a volume NAME-data. HARNESS_ENV_FILE names another file than .env (both modes).
-# HARNESS_DOCKER_IMAGE names the image (and the containers),
-# HARNESS_DOCKER_BASE its base (default python:3.11-slim; scripts/docker-base-image.sh
-# builds a local one where Docker Hub is out of reach).
+# Docker mode builds the image on first use (--build: again) and runs the container with
+# --init, on the host's network, as your uid and gid, with your home folder and /tmp
+# mounted at the same paths (paths in --specs must lie there), .env mounted for the
+# entrypoint to source as native mode sources it, and the daemon's state in a volume
+# NAME-data. HARNESS_ENV_FILE names another file than .env (both modes),
+# HARNESS_DOCKER_IMAGE the image (and the containers' names), HARNESS_DOCKER_BASE its base
+# (default python:3.11-slim; scripts/docker-base-image.sh builds a local one where Docker
+# Hub is out of reach).
+set -euo pipefail
+cd "$(dirname "$0")"
+
 native=0; demo=0; build=0; connect=0; name=""; specs=""; passthrough=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,7 +70,10 @@ if [ "$native" = 0 ]; then
   # Private to the uid in the volume: the daemon's home and git's global config (which
   # includes ~/.gitconfig, so git reads your settings but never writes that file).
   private=/var/lib/coding-harness/$(id -u)
-  run=(--init --rm --user "$(id -u):$(id -g)" -e HOME="$HOME" -e TERM -e COLORTERM
+  # The host's network: a URL in .env (a gateway on 127.0.0.1, a local GitLab) means there
+  # what it means natively.
+  run=(--init --rm --network host --user "$(id -u):$(id -g)"
+       -e HOME="$HOME" -e TERM -e COLORTERM
        -e HARNESS_HOME="$private/home" -e GIT_CONFIG_GLOBAL="$private/gitconfig"
        -v "$HOME:$HOME" -v /tmp:/tmp)
   [ -f "$env_file" ] && run+=(-v "$(realpath "$env_file"):/run/coding-harness/env:ro")

@@ -19,6 +19,7 @@ import re
 import secrets
 import shlex
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -57,6 +58,11 @@ class User:
         return self.home / "harness.env"
 
     @property
+    def native_harness_home(self) -> Path:
+        """What the env file names as HARNESS_HOME: a container must keep its own."""
+        return self.home / "native-harness-home"
+
+    @property
     def gitconfig(self) -> Path:
         return self.home / ".gitconfig"
 
@@ -75,7 +81,9 @@ def make_user(home: Path, uid: int, gid: int, prefix: list[str]) -> User:
     user.gitconfig.write_text(GITCONFIG)
     # Quotes and a comment: sourced by bash (as native start.sh does), not docker's --env-file.
     user.env_file.write_text(
-        f'# GitLab\nGITLAB_PERSONAL_ACCESS_TOKEN={user.token}\nHARNESS_DOTENV_CHECK="two words"\n'
+        f"# GitLab\nGITLAB_PERSONAL_ACCESS_TOKEN={user.token}\n"
+        'HARNESS_DOTENV_CHECK="two words"\n'
+        f"HARNESS_HOME={user.native_harness_home}\n"
     )
     for path in (home, user.gitconfig, user.env_file):
         os.chown(path, uid, gid)
@@ -243,6 +251,11 @@ async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) 
     exec_in(name, "git config --global harness.probe written-in-the-container")
     assert invoker.gitconfig.read_text() == GITCONFIG
     assert "agent_1" in exec_in(name, "harness list")
+    assert not invoker.native_harness_home.exists()
+    with socket.create_server(("127.0.0.1", 0)) as server:  # the host's loopback
+        port = server.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5).close()"
+        exec_in(name, f'python -c "{connect}"')
 
     tmux.keys("main", "q")
     await tmux.wait_for("main", lambda s: "TUI closed; agents keep running" in s, "the TUI to quit")
