@@ -86,9 +86,11 @@ if [ "$native" = 0 ]; then
     n=$((n + 1)); name="$image-$n"
   done
   rm -f "$err"
-  echo "container $name" >&2
-  if [ "$terminal" = 1 ]; then exec docker start -ai "$name"; fi
-  if [ "$wait" = 1 ]; then exec docker start -a "$name"; fi
+  if [ "$terminal" = 1 ] || [ "$wait" = 1 ]; then
+    echo "container $name" >&2
+    if [ "$terminal" = 1 ]; then exec docker start -ai "$name"; fi
+    exec docker start -a "$name"
+  fi
   docker start "$name" >/dev/null
   echo "container $name started in the background; ./start.sh --connect $name opens its TUI"
   exit 0

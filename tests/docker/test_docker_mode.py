@@ -305,3 +305,33 @@ def test_a_refused_spec_is_one_line_and_a_failing_status(docker_image: str, invo
         f"container {engine.TEST_IMAGE}",
         "error: spec_file /nonexistent.md does not exist",
     ]
+
+
+async def test_without_a_terminal_the_container_starts_in_the_background(
+    docker_image: str, invoker: User
+) -> None:
+    done = subprocess.run(
+        [str(REPO_ROOT / "start.sh"), "--demo", "--auto-accept"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=invoker.environment(),
+    )
+    name = engine.TEST_IMAGE
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        f"container {name} started in the background; ./start.sh --connect {name} opens its TUI\n"
+    )
+    try:
+        listing = ""
+        for _ in range(int(DEMO_TIMEOUT / POLL)):  # its TUI runs on a pty of its own
+            listing = docker("exec", name, "harness", "list", check=False)  # "" until it runs
+            if " done " in listing:
+                break
+            await asyncio.sleep(POLL)
+        assert re.match(r"agent_1 +done ", listing), listing
+        assert engine.running_containers() == [name]
+    finally:
+        engine.remove_test_containers()
