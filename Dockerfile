@@ -1,10 +1,54 @@
-FROM python:3.11-slim
-RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
-    && rm -rf /var/lib/apt/lists/*
+# The coding-harness image. Two stages so that what the build needs to reach the package
+# index (a CA bundle, an index URL) stays in the first one and never reaches the image.
+#
+#   docker build -t coding-harness .                     on python:3.11-slim (Docker Hub)
+#   docker build --build-arg BASE_IMAGE=coding-harness-base:bookworm ...
+#                                                        on the local base image that
+#                                                        scripts/docker-base-image.sh builds
+# Use ./start.sh (scripts/docker-build.sh) rather than docker build: it passes the host's
+# pip settings (PIP_INDEX_URL, PIP_CERT) into the first stage. Works with the legacy
+# builder as well as BuildKit.
+ARG BASE_IMAGE=python:3.11-slim
+
+FROM ${BASE_IMAGE} AS deps
+ARG PIP_INDEX_URL
+ARG PIP_EXTRA_INDEX_URL
 WORKDIR /app
-COPY requirements.txt pyproject.toml ./
-RUN pip install --no-cache-dir -r requirements.txt
-COPY . .
-RUN pip install --no-cache-dir --no-deps -e .
-ENV HARNESS_HOME=/app/.data
+# .build-ca.pem is there only when scripts/docker-build.sh put the host's CA bundle in the
+# context (the glob lets the copy succeed without it); the last stage takes the sources
+# from /src, where it was removed.
+# pytest too: the agents' test gate runs `python -m pytest` with this interpreter.
+COPY requirements.txt requirements-dev.txt pyproject.toml .build-ca.pe[m] ./
+RUN python3 -m venv /opt/venv \
+    && if [ -f .build-ca.pem ]; then export PIP_CERT=/app/.build-ca.pem; fi \
+    && export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 \
+    && /opt/venv/bin/pip install --quiet -r requirements.txt \
+       "$(grep -E '^pytest==' requirements-dev.txt)"
+# The editable install maps the top-level packages to /app, where the last stage puts the
+# sources: only their __init__ files are needed here, so a code change keeps this layer.
+COPY agent/__init__.py agent/
+COPY common/__init__.py common/
+COPY tui/__init__.py tui/
+RUN if [ -f .build-ca.pem ]; then export PIP_CERT=/app/.build-ca.pem; fi \
+    && export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 \
+    && /opt/venv/bin/pip install --quiet --no-deps -e .
+COPY . /src
+RUN rm -f /src/.build-ca.pem
+
+FROM ${BASE_IMAGE}
+RUN if ! command -v git >/dev/null; then \
+      apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi \
+    && mkdir -m 1777 /var/lib/coding-harness
+COPY --from=deps /opt/venv /opt/venv
+COPY --from=deps /src /app
+WORKDIR /app
+# Any user id may run the container (start.sh passes the host user's): each gets a private
+# folder in the data volume (sticky, world-writable root, like /tmp).
+ENV PATH=/opt/venv/bin:$PATH \
+    HARNESS_DATA=/var/lib/coding-harness \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1
+VOLUME /var/lib/coding-harness
 ENTRYPOINT ["/app/docker-entrypoint.sh"]

@@ -7,52 +7,100 @@
 #                                            follow it in this terminal until it ends)
 #   ./start.sh --native --specs '<json>' [--auto-accept] [--wait]
 #                                            the TUI with a batch of specs started
-#   ./start.sh [--build] [--specs ...]       the same inside a Docker container
-#   ./start.sh --connect [NAME]              attach to a running container
+#   ./start.sh [--build] [--demo|--specs ...] [--auto-accept] [--wait]
+#                                            the same inside a new Docker container
+#                                            (coding-harness, coding-harness-2, ...);
+#                                            without a terminal and --wait, it starts
+#                                            in the background
+#   ./start.sh --connect [NAME]              a TUI in a running container
+#
+# Docker mode builds the image on first use (--build: again) and runs the container with
+# --init, on the host's network, as your uid and gid, with your home folder and /tmp
+# mounted at the same paths (paths in --specs must lie there), .env mounted for the
+# entrypoint to source as native mode sources it, and the daemon's state in a volume
+# NAME-data. HARNESS_ENV_FILE names another file than .env (both modes),
+# HARNESS_DOCKER_IMAGE the image (and the containers' names), HARNESS_DOCKER_BASE its base
+# (default python:3.11-slim; scripts/docker-base-image.sh builds a local one where Docker
+# Hub is out of reach).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-native=0; demo=0; build=0; connect=""; specs=""; passthrough=()
+native=0; demo=0; build=0; connect=0; name=""; specs=""; passthrough=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --native) native=1 ;;
     --demo) demo=1 ;;
     --build) build=1 ;;
-    --connect) connect=${2:-coding-harness}; [ $# -gt 1 ] && shift ;;
+    --connect) connect=1
+               if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then name=$2; shift; fi ;;
     --specs) [ $# -gt 1 ] || { echo "error: --specs needs a JSON argument" >&2; exit 2; }
              specs=$2; shift ;;
     --auto-accept|--wait) passthrough+=("$1") ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown option $1 (see ./start.sh --help)" >&2; exit 2 ;;
   esac
   shift
 done
+env_file=${HARNESS_ENV_FILE:-.env}
+wait=0; for a in "${passthrough[@]}"; do [ "$a" = --wait ] && wait=1; done
+if [ "$wait" = 1 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
+  echo "error: --wait needs --demo or --specs" >&2; exit 2
+fi
 
 if [ "$native" = 0 ]; then
   if ! docker info >/dev/null 2>&1; then
     echo "error: Docker is not available here; run ./start.sh --native" >&2
     exit 1
   fi
-  if [ -n "$connect" ]; then exec docker attach "$connect"; fi
-  if [ "$build" = 1 ] || ! docker image inspect coding-harness >/dev/null 2>&1; then
-    docker build -t coding-harness .
+  image=${HARNESS_DOCKER_IMAGE:-coding-harness}
+  if [ "$connect" = 1 ]; then
+    name=${name:-$image}
+    [ -t 0 ] || { echo "error: --connect opens a TUI: it needs a terminal" >&2; exit 2; }
+    if [ "$(docker container inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" != true ]; then
+      echo "error: no running container $name (docker ps lists them)" >&2; exit 1
+    fi
+    exec docker exec -it "$name" /app/docker-entrypoint.sh --tui
   fi
-  name=coding-harness; n=1
-  while docker container inspect "$name" >/dev/null 2>&1; do n=$((n + 1)); name="coding-harness-$n"; done
-  env_file=(); [ -f .env ] && env_file=(--env-file .env)
-  exec docker run -it --name "$name" "${env_file[@]}" \
-    -v "$HOME:$HOME" -v /tmp:/tmp -v "$name-data:/app/.data" \
-    -e HARNESS_HOME=/app/.data -e HARNESS_SPECS="$specs" -e HOME="$HOME" \
-    coding-harness
+  if [ "$build" = 1 ] || ! docker image inspect "$image" >/dev/null 2>&1; then
+    scripts/docker-build.sh "$image"
+  fi
+  args=(); [ "$demo" = 1 ] && args+=(--demo); [ -n "$specs" ] && args+=(--specs "$specs")
+  args+=("${passthrough[@]}")
+  terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1
+  # Private to the uid in the volume: the daemon's home and git's global config (which
+  # includes ~/.gitconfig, so git reads your settings but never writes that file).
+  private=/var/lib/coding-harness/$(id -u)
+  # The host's network: a URL in .env (a gateway on 127.0.0.1, a local GitLab) means there
+  # what it means natively.
+  run=(--init --rm --network host --user "$(id -u):$(id -g)"
+       -e HOME="$HOME" -e TERM -e COLORTERM
+       -e HARNESS_HOME="$private/home" -e GIT_CONFIG_GLOBAL="$private/gitconfig"
+       -v "$HOME:$HOME" -v /tmp:/tmp)
+  [ -f "$env_file" ] && run+=(-v "$(realpath "$env_file"):/run/coding-harness/env:ro")
+  if [ "$terminal" = 1 ]; then run+=(-it); elif [ "$wait" = 0 ]; then run+=(-t); fi
+  # The first free name; docker create is the atomic claim when two start at once.
+  name=$image; n=1; err=$(mktemp)
+  until docker create --name "$name" -v "$name-data:/var/lib/coding-harness" "${run[@]}" \
+          "$image" "${args[@]}" >/dev/null 2>"$err"; do
+    if ! grep -q 'is already in use' "$err"; then cat "$err" >&2; rm -f "$err"; exit 1; fi
+    n=$((n + 1)); name="$image-$n"
+  done
+  rm -f "$err"
+  if [ "$terminal" = 1 ] || [ "$wait" = 1 ]; then
+    echo "container $name" >&2
+    if [ "$terminal" = 1 ]; then exec docker start -ai "$name"; fi
+    exec docker start -a "$name"
+  fi
+  docker start "$name" >/dev/null
+  echo "container $name started in the background; ./start.sh --connect $name opens its TUI"
+  exit 0
 fi
 
 scripts/bootstrap.sh requirements.txt
 harness=.venv/bin/harness
-[ -f .env ] && set -a && . ./.env && set +a
-wait=0; for a in "${passthrough[@]}"; do [ "$a" = --wait ] && wait=1; done
+[ -f "$env_file" ] && set -a && . "$(realpath "$env_file")" && set +a
 if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until they end
   [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
-  [ -n "$specs" ] || { echo "error: --wait needs --demo or --specs" >&2; exit 2; }
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
 fi
 tui=(.venv/bin/python -m tui.main)
