@@ -13,7 +13,13 @@
 set -euo pipefail
 
 base=${HARNESS_DOCKER_BASE:-coding-harness-base:bookworm}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (debootstrap's own default when none is found).
+apt_mirror() {
+  { grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}'
+    grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}'; } \
+    | grep -E '/debian/?$' | head -n 1
+}
+mirror=${DEBIAN_MIRROR:-$(apt_mirror || true)}
 dockerd_log=${DOCKERD_LOG:-/var/log/dockerd.log}
 
 step() { echo "docker-base-image: $*"; }
@@ -59,7 +65,7 @@ trap 'rm -rf "$root"' EXIT
 step "debootstrap bookworm into $root (about a minute)"
 debootstrap --variant=minbase \
   --include=python3,python3-venv,python3-pip,git,ca-certificates \
-  bookworm "$root" "$mirror" >"$root.log" 2>&1 \
+  bookworm "$root" ${mirror:+"$mirror"} >"$root.log" 2>&1 \
   || fail "debootstrap failed (see $root.log)"
 rm -f "$root.log"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
