@@ -32,13 +32,44 @@ def tests_line(files: list[str], new_files: set[str]) -> str:
     return "updated" if test_files else "none"
 
 
-def message(kind: str, iid: int, title: str, body: str, files: list[str], tests: str) -> str:
-    """The structured commit message of the seed."""
+SESSION_TRAILER = "Harness-Session"
+"""The trailer that names the issue and session a commit belongs to (``3/2``): how a
+resumed agent finds a commit it made but did not live to record."""
+
+
+def message(
+    kind: str,
+    iid: int,
+    title: str,
+    body: str,
+    files: list[str],
+    tests: str,
+    session: int | None = None,
+) -> str:
+    """The structured commit message of the seed (and the harness's session trailer)."""
     subject = f"{kind}(#{iid}): {title}"
+    trailer = f"\n{SESSION_TRAILER}: {iid}/{session}" if session is not None else ""
     return (
         f"{subject}\n\n{body.strip()}\n\n"
-        f"Files: {len(files)} changed\nTests: {tests}\nIssue: #{iid} - {title}\n"
+        f"Files: {len(files)} changed\nTests: {tests}\nIssue: #{iid} - {title}{trailer}\n"
     )
+
+
+def find_session_commit(project: Path, since: str, iid: int, session: int) -> str | None:
+    """The commit on ``HEAD`` after ``since`` that carries the trailer of this issue's
+    session, if the harness made one (the newest wins)."""
+    wanted = f"{iid}/{session}"
+    out = git.git(
+        project,
+        "log",
+        f"--format=%H %(trailers:key={SESSION_TRAILER},valueonly,separator=%x2C)",
+        f"{since}..HEAD",
+    )
+    for line in out.splitlines():
+        sha, _, value = line.partition(" ")
+        if value.strip() == wanted:
+            return sha
+    return None
 
 
 def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = False) -> str:
