@@ -32,11 +32,13 @@ from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
 from agent.core.project_env import detect as detect_project_env
 from agent.core.project_env import without_harness
+from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.tracker.factory import make_tracker
+from agent.tracker.redacting import RedactingTracker
 from common import decision_mac, help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.credentials import (
@@ -51,7 +53,12 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
-from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
+from common.secrets import (
+    HIDDEN_VARIABLES,
+    add_secrets_fd_option,
+    collect_secrets,
+    reexec_without_secrets,
+)
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 
@@ -136,7 +143,13 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
-    tracker = make_tracker(info, files, without_credentials(secrets), os.environ, log=log)
+    secrecy = Secrecy(
+        files, [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
+    )
+    log.redact_with(secrecy.text)
+    tracker = RedactingTracker(
+        make_tracker(info, files, without_credentials(secrets), os.environ, log=log), secrecy.text
+    )
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
@@ -158,6 +171,7 @@ async def run_agent(
             project_env=project_env,
             model_check=access.check,
             decision_key=key,
+            secrecy=secrecy,
         )
         return await run_to_end(run)
 

@@ -18,6 +18,7 @@ from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
+from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for
@@ -64,6 +65,8 @@ class Run:
     decision_key: bytes = field(default_factory=decision_mac.load_key, repr=False)
     """Read once at agent start and held in memory: only client-signed decisions count."""
     auto_accept_floor: int = 0
+    secrecy: Secrecy | None = None
+    """Redacts checkpoints before they are written (``None``: nothing to hide)."""
     """The newest auto-accept setting seen; an older one put back is a forgery."""
 
     @property
@@ -132,6 +135,8 @@ class Run:
                     checkpoints.write(self.files, checkpoint)
         else:
             checkpoint = await build(checkpoint_id)
+            if self.secrecy is not None:
+                checkpoint = self.secrecy.checkpoint(checkpoint)
             self.info = load_info(self.files.root)
             if self.auto_accept_on():
                 checkpoint = checkpoints.signed(
