@@ -14,7 +14,8 @@ HOSTILE = (
 )
 
 
-def blocks(text: str) -> list[str]:
+def blocks(text: str) -> list[tuple[str, str]]:
+    """``(source, body)`` of every untrusted block, in order."""
     return re.findall(r'<untrusted source="([\w-]+)">\n(.*?)\n</untrusted>', text, re.DOTALL)
 
 
