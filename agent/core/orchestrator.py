@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, gates, git, phases, prompts, security_counts
+from agent.core import checkpoints, gates, git, integrity, phases, prompts, security_counts
 from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
@@ -235,6 +235,7 @@ class Run:
                 self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
                 await asyncio.sleep(delay)
                 continue
+            await integrity.guard(self, f"after session {label}")
             if done is None or done(reports):
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")

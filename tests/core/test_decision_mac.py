@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,22 +11,17 @@ import pytest
 
 from agent.control import answer
 from agent.core import checkpoints, security_counts
-from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
-from agent.core.project_env import ProjectEnv
-from agent.core.session import SessionConfig
-from agent.core.workspace import load_info, prepare_workspace, set_auto_accept
-from agent.tracker.file import FileTracker
+from agent.core.workspace import set_auto_accept
 from common import decision_mac
 from common.paths import WorkspaceFiles
-from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
 )
-from common.schemas.spec import AgentSpec
+from tests.core.runs import logged, make_run
 
 
 def transition(checkpoint_id: str = "mr_phase_transition-0") -> MrPhaseTransitionCheckpoint:
@@ -59,26 +52,7 @@ def files(tmp_path: Path) -> WorkspaceFiles:
 
 @pytest.fixture
 def run(tmp_path: Path) -> Run:
-    project = tmp_path / "project"
-    project.mkdir()
-    for args in (("init", "-q", "-b", "main"), ("commit", "-q", "--allow-empty", "-m", "x")):
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(project), *args],
-            check=True,
-        )
-    spec_file = tmp_path / "spec.md"
-    spec_file.write_text("# spec\n")
-    spec = AgentSpec(spec_file=spec_file, project_dir=project, target_branch="main")
-    files = WorkspaceFiles(prepare_workspace(spec))
-    return Run(
-        files=files,
-        info=load_info(files.root),
-        state=AgentState(),
-        tracker=FileTracker(files.milestone),
-        sessions=SessionConfig(project_dir=project, model=None),
-        log=AgentLog(io.StringIO()),
-        project_env=ProjectEnv(kind="PATH", test_command=None),
-    )
+    return make_run(tmp_path)
 
 
 async def until(condition: Callable[[], bool]) -> None:
@@ -88,12 +62,6 @@ async def until(condition: Callable[[], bool]) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("condition not reached in 10 s")
-
-
-def logged(run: Run) -> str:
-    stream = run.log._stream
-    assert isinstance(stream, io.StringIO)
-    return stream.getvalue()
 
 
 def test_the_key_is_private_and_created_once(tmp_path: Path) -> None:
