@@ -32,12 +32,14 @@ from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
 from agent.core.project_env import detect as detect_project_env
 from agent.core.project_env import without_harness
+from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.tracker.factory import make_tracker
-from common import help_text
+from agent.tracker.redacting import RedactingTracker
+from common import decision_mac, help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.credentials import (
     CREDENTIAL_VARIABLES,
@@ -51,7 +53,12 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
-from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
+from common.secrets import (
+    HIDDEN_VARIABLES,
+    add_secrets_fd_option,
+    collect_secrets,
+    reexec_without_secrets,
+)
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 
@@ -117,15 +124,18 @@ async def run_agent(
     secrets: dict[str, str] | None = None,
     *,
     resume: bool = False,
+    decision_key: bytes | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
     ``secrets`` hold the GitLab token (for the tracker alone) and the Claude
     credentials (for the model proxy alone). With ``resume`` (``harness resume``), a
     failed run gets a fresh chance in the phase it failed in (see
-    :func:`agent.core.phases.resume_after_failure`).
+    :func:`agent.core.phases.resume_after_failure`). ``decision_key`` is the key read
+    at start (default: read now from ``HARNESS_HOME``).
     """
     secrets = secrets or {}
+    key = decision_key if decision_key is not None else decision_mac.load_key()
     info = load_info(files.root)
     state = read_model_or_none(files.state, AgentState) or AgentState()
     if resume and state.phase is Phase.FAILED:
@@ -133,7 +143,13 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
-    tracker = make_tracker(info, files, without_credentials(secrets), os.environ, log=log)
+    secrecy = Secrecy(
+        files, [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
+    )
+    log.redact_with(secrecy.text)
+    tracker = RedactingTracker(
+        make_tracker(info, files, without_credentials(secrets), os.environ, log=log), secrecy.text
+    )
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
@@ -154,6 +170,8 @@ async def run_agent(
             log=log,
             project_env=project_env,
             model_check=access.check,
+            decision_key=key,
+            secrecy=secrecy,
         )
         return await run_to_end(run)
 
@@ -172,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     log = AgentLog()
     try:
         secrets = collect_secrets(args.secrets_fds, os.environ)
-    except SecretsError as e:
+        # Read once, held in memory: the sessions this agent starts never need HARNESS_HOME.
+        key = decision_mac.load_key()
+    except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
     secrets = {**credentials_from(os.environ), **secrets}
@@ -184,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.clear()
     os.environ.update(cleaned)
     cleanup_orphans(files.root)
-    outcome, reason = asyncio.run(_supervised(files, log, secrets, resume=args.resume))
+    outcome, reason = asyncio.run(
+        _supervised(files, log, secrets, resume=args.resume, decision_key=key)
+    )
     return _ended(files, log, outcome, reason)
 
 
@@ -201,7 +223,12 @@ def _ended(files: WorkspaceFiles, log: AgentLog, outcome: Outcome, reason: str) 
 
 
 async def _supervised(
-    files: WorkspaceFiles, log: AgentLog, secrets: dict[str, str], *, resume: bool
+    files: WorkspaceFiles,
+    log: AgentLog,
+    secrets: dict[str, str],
+    *,
+    resume: bool,
+    decision_key: bytes | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -210,7 +237,7 @@ async def _supervised(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, task.cancel)
     try:
-        return await run_agent(files, log, secrets, resume=resume)
+        return await run_agent(files, log, secrets, resume=resume, decision_key=decision_key)
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"
     except HarnessError as e:

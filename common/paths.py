@@ -99,3 +99,4 @@ class WorkspaceFiles:
         self.session_files = root / "session_files.tracked"
         self.spec_copy = root / "app_spec.txt"
         self.logs = root / "logs"
+        self.security = root / ".security_counts.json"

@@ -16,7 +16,7 @@ from typing import Any
 from agent.control import answer, follow
 from agent.control.launch import start_agents
 from agent.control.specs import parse_specs
-from agent.core import checkpoints
+from agent.core import checkpoints, security_counts
 from agent.core.render import render_checkpoint
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
@@ -105,6 +105,10 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  log:       {info.log_file}")
     if info.reason:
         print(f"  reason:    {info.reason}")
+    counts = security_counts.read(WorkspaceFiles(info.workspace))
+    print(f"  security:  {counts.forgeries} forgery attempts, {counts.redactions} redactions")
+    if counts.last_forgery:
+        print(f"  last forgery: {counts.last_forgery}")
     return 0
 
 

@@ -8,8 +8,11 @@ one decision counts, the second answer gets :class:`AlreadyDecidedError`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import ValidationError
 
+from common import decision_mac
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import AlreadyDecidedError, CheckpointError, NoPendingCheckpointError
 from common.inotify import FolderWatch
@@ -52,13 +55,28 @@ def decided(checkpoint: Checkpoint, decision: AnyDecision) -> Checkpoint:
         raise CheckpointError(f"a {kind} does not answer {checkpoint.type.value}") from e
 
 
-def answer(files: WorkspaceFiles, checkpoint_id: str | None, decision: AnyDecision) -> Checkpoint:
-    """Decide the pending checkpoint; the first answer wins.
+def signed(key: bytes, files: WorkspaceFiles, checkpoint: Checkpoint) -> Checkpoint:
+    """The decided ``checkpoint`` with its decision's MAC (see :mod:`common.decision_mac`)."""
+    decision = checkpoint.decision
+    assert decision is not None
+    mac = decision_mac.sign_decision(key, files.root, checkpoint, decision)
+    return checkpoint.model_copy(update={"decision": decision.model_copy(update={"mac": mac})})
+
+
+def answer(
+    files: WorkspaceFiles,
+    checkpoint_id: str | None,
+    decision: AnyDecision,
+    key: bytes | None = None,
+) -> Checkpoint:
+    """Decide the pending checkpoint as a client; the first answer wins.
 
     Args:
         files: the agent's workspace.
         checkpoint_id: the checkpoint the answerer saw; ``None`` answers whatever is pending.
         decision: the decision to record.
+        key: the decision key (default: read from ``HARNESS_HOME``); the decision is
+            signed with it, as the agent accepts no other.
 
     Raises:
         NoPendingCheckpointError: nothing is waiting.
@@ -78,7 +96,9 @@ def answer(files: WorkspaceFiles, checkpoint_id: str | None, decision: AnyDecisi
             raise AlreadyDecidedError(
                 f"checkpoint {found.id} was already decided by {who} at {when}"
             )
-        result = decided(found, decision)
+        result = signed(
+            key if key is not None else decision_mac.load_key(), files, decided(found, decision)
+        )
         write_model(files.checkpoint, CheckpointFile(result))
     return result
 
@@ -98,6 +118,31 @@ async def wait_for_decision(files: WorkspaceFiles, checkpoint_id: str) -> Checkp
                 return found
             while not ({target, "*"} & await watch.changed()):
                 pass
+
+
+async def wait_for_signed_decision(
+    files: WorkspaceFiles, shown: Checkpoint, key: bytes, on_forgery: Callable[[str], None]
+) -> Checkpoint:
+    """Block until ``shown`` has a decision a client signed, and return it.
+
+    A decision without a valid MAC (written into the file by someone other than a
+    client) is reported to ``on_forgery`` and undone: the agent writes its own
+    pending copy back, so the checkpoint stays pending for a real answer.
+    """
+    while True:
+        found = await wait_for_decision(files, shown.id)
+        problem = decision_mac.decision_problem(key, files.root, shown, found)
+        if problem is None:
+            return found
+        on_forgery(problem)
+        pending_again = shown.model_copy(update={"status": "pending", "decision": None})
+        with locked(files.checkpoint_lock):
+            now = current(files)
+            if _is_decided(now, shown.id):
+                assert now is not None
+                if decision_mac.decision_problem(key, files.root, shown, now) is None:
+                    return now  # a client answered while the forgery was being undone
+            write_model(files.checkpoint, CheckpointFile(pending_again))
 
 
 def record(files: WorkspaceFiles, checkpoint: Checkpoint) -> None:

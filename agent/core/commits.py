@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from agent.core import git
+from agent.core import git, git_guard
 from common.paths import WORKSPACE_ROOT_NAME
 
 
@@ -82,7 +82,9 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
         ValueError: ``files`` is empty (git would take that as "everything").
     """
     identity: list[str] = []
-    if not git.git(project, "config", "user.email", check=False):
+    if not git.git(project, "config", "user.email", check=False) and not any(
+        key == "user.email" for key, _ in git_guard.user_identity()
+    ):
         identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
     if not files and allow_empty:
         git.git(project, *identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", text)

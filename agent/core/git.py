@@ -1,6 +1,8 @@
 """Git through its command line: the one place the harness runs git.
 
-Every failure becomes a :class:`GitError` carrying git's own message.
+Every failure becomes a :class:`GitError` carrying git's own message. Every call
+goes through :mod:`agent.core.git_guard`: the repository's hooks, fsmonitor,
+drivers, pagers, editors and helpers never run as the harness.
 """
 
 from __future__ import annotations
@@ -12,18 +14,33 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent.core import git_guard
 from common.errors import GitError
 
 
 def git(repo: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> str:
-    """Run ``git -C repo ARGS`` and return stdout without the trailing newline."""
+    """Run ``git -C repo ARGS`` (hardened) and return stdout without the trailing newline.
+
+    ``args`` may start with the caller's own ``-c`` settings (an identity); the
+    guard's overrides come first, so a caller cannot switch a guard off by accident
+    but a deliberate ``-c`` of the harness still applies.
+    """
+    options, rest = _split_options(args)
+    command = [
+        "git",
+        "-C",
+        str(repo),
+        *git_guard.override_args(repo, rest[0] if rest else ""),
+        *options,
+        *git_guard.command_args(rest),
+    ]
     try:
         done = subprocess.run(
-            ["git", "-C", str(repo), *args],
+            command,
             capture_output=True,
             text=True,
             check=False,
-            env=None if env is None else dict(env),
+            env=git_guard.safe_environ(env),
         )
     except OSError as e:
         raise GitError(f"cannot run git: {e.strerror}") from e
@@ -32,6 +49,14 @@ def git(repo: Path, *args: str, check: bool = True, env: Mapping[str, str] | Non
         detail = message[-1] if message else f"exit status {done.returncode}"
         raise GitError(f"git {' '.join(args)}: {detail}")
     return done.stdout.rstrip("\n")
+
+
+def _split_options(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:
+    """The caller's leading ``-c KEY=VALUE`` pairs, and the subcommand with its arguments."""
+    index = 0
+    while index + 1 < len(args) and args[index] == "-c":
+        index += 2
+    return list(args[:index]), args[index:]
 
 
 def is_repository_root(path: Path) -> bool:

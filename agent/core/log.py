@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import TextIO
 
@@ -12,8 +13,15 @@ class AgentLog:
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stdout
+        self._clean: Callable[[str], str] | None = None
+
+    def redact_with(self, clean: Callable[[str], str]) -> None:
+        """From now on every line passes through ``clean`` (secrets out, counted)."""
+        self._clean = clean
 
     def __call__(self, text: str) -> None:
+        if self._clean is not None:
+            text = self._clean(text)
         stamp = datetime.now().strftime("%H:%M:%S")
         for line in text.splitlines() or [""]:
             self._stream.write(f"{stamp} {line}\n")
@@ -21,5 +29,7 @@ class AgentLog:
 
     def block(self, text: str) -> None:
         """Write ``text`` as it is (a rendered checkpoint), without timestamps."""
+        if self._clean is not None:
+            text = self._clean(text)
         self._stream.write(text.rstrip("\n") + "\n")
         self._stream.flush()

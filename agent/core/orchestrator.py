@@ -13,16 +13,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, gates, git, phases, prompts
+from agent.core import checkpoints, gates, git, integrity, phases, prompts, security_counts
 from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
+from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for
 from agent.core.workspace import load_info
 from agent.tracker.base import IssueTracker
+from common import decision_mac
 from common.atomic import write_model
 from common.errors import HarnessError, SessionError
 from common.paths import WorkspaceFiles
@@ -60,6 +62,12 @@ class Run:
     session_runner: Callable[..., Awaitable[SessionResult]] = field(default=run_session)
     model_check: ModelCheck | None = None
     """Run at project_verification; ``None`` for the embedded model."""
+    decision_key: bytes = field(default_factory=decision_mac.load_key, repr=False)
+    """Read once at agent start and held in memory: only client-signed decisions count."""
+    auto_accept_floor: int = 0
+    secrecy: Secrecy | None = None
+    """Redacts checkpoints before they are written (``None``: nothing to hide)."""
+    """The newest auto-accept setting seen; an older one put back is a forgery."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -116,18 +124,33 @@ class Run:
         ):
             checkpoint = found
             self.log(f"resuming checkpoint {checkpoint_id} ({checkpoint.status})")
+            if checkpoint.status == "decided":
+                shown = checkpoint.model_copy(update={"status": "pending", "decision": None})
+                problem = decision_mac.decision_problem(
+                    self.decision_key, self.files.root, shown, checkpoint
+                )
+                if problem is not None:
+                    self.forgery(problem)
+                    checkpoint = shown
+                    checkpoints.write(self.files, checkpoint)
         else:
             checkpoint = await build(checkpoint_id)
+            if self.secrecy is not None:
+                checkpoint = self.secrecy.checkpoint(checkpoint)
             self.info = load_info(self.files.root)
-            if self.info.auto_accept:
-                checkpoint = checkpoints.decided(
-                    checkpoint, default_decision(checkpoint, "auto-accept")
+            if self.auto_accept_on():
+                checkpoint = checkpoints.signed(
+                    self.decision_key,
+                    self.files,
+                    checkpoints.decided(checkpoint, default_decision(checkpoint, "auto-accept")),
                 )
             checkpoints.write(self.files, checkpoint)
             self.log.block(render_checkpoint(checkpoint))
         if checkpoint.status == "pending":
             self.log(f"waiting for a decision on {checkpoint.id}")
-            checkpoint = await checkpoints.wait_for_decision(self.files, checkpoint.id)
+            checkpoint = await checkpoints.wait_for_signed_decision(
+                self.files, checkpoint, self.decision_key, self.forgery
+            )
         checkpoints.record(self.files, checkpoint)
         decision = checkpoint.decision
         assert decision is not None
@@ -135,6 +158,35 @@ class Run:
         why = f": {decision.reason}" if decision.reason else ""
         self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{why}")
         return checkpoint
+
+    def forgery(self, detail: str) -> None:
+        """Log and count a decision or switch that no client made; it is ignored."""
+        self.log(f"forgery attempt: {detail}; ignored")
+        security_counts.record_forgery(self.files, detail)
+
+    def auto_accept_on(self) -> bool:
+        """Whether a client switched auto-accept on (a switch without a valid MAC is off)."""
+        info = self.info
+        valid = decision_mac.auto_accept_valid(
+            self.decision_key,
+            self.files.root,
+            info.auto_accept,
+            info.auto_accept_serial,
+            info.auto_accept_mac,
+        )
+        if not valid:
+            if info.auto_accept or info.auto_accept_mac is not None:
+                state = "on" if info.auto_accept else "off"
+                self.forgery(f"auto-accept switched {state} without a valid MAC")
+            return False
+        if info.auto_accept_serial < self.auto_accept_floor:
+            self.forgery(
+                f"an older auto-accept setting (#{info.auto_accept_serial}) was put back "
+                f"over #{self.auto_accept_floor}"
+            )
+            return False
+        self.auto_accept_floor = info.auto_accept_serial
+        return info.auto_accept
 
     def pause(self, checkpoint: Checkpoint) -> StopRun:
         """Remember that ``checkpoint`` was answered "stop here" and build the stop."""
@@ -183,6 +235,7 @@ class Run:
                 self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
                 await asyncio.sleep(delay)
                 continue
+            await integrity.guard(self, f"after session {label}")
             if done is None or done(reports):
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from agent.core import git
+from common import decision_mac
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import SpecError
 from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, numbered_workspace, spec_slug
@@ -67,6 +68,9 @@ def prepare_workspace(spec: AgentSpec, number: int = 1) -> Path:
             spec_slug=spec_slug(spec.spec_file),
             feature_branch=feature_branch_name(spec, number),
             auto_accept=spec.auto_accept,
+            auto_accept_mac=decision_mac.sign_auto_accept(
+                decision_mac.load_key(), root, spec.auto_accept, 0
+            ),
         )
         write_model(files.info, info)
     return root
@@ -78,10 +82,22 @@ def load_info(root: Path) -> WorkspaceInfo:
 
 
 def set_auto_accept(root: Path, enabled: bool) -> WorkspaceInfo:
-    """Switch auto-accept for one agent; it applies from the next checkpoint."""
+    """Switch auto-accept for one agent; it applies from the next checkpoint.
+
+    Only clients call this (the daemon for ``harness auto-accept`` and the TUI): the
+    switch is signed with the decision key, so the agent trusts it.
+    """
     files = WorkspaceFiles(root)
+    key = decision_mac.load_key()
     with locked(files.info_lock):
         info = read_model(files.info, WorkspaceInfo)
-        updated = info.model_copy(update={"auto_accept": enabled})
+        serial = info.auto_accept_serial + 1
+        updated = info.model_copy(
+            update={
+                "auto_accept": enabled,
+                "auto_accept_serial": serial,
+                "auto_accept_mac": decision_mac.sign_auto_accept(key, root, enabled, serial),
+            }
+        )
         write_model(files.info, updated)
     return updated

@@ -96,6 +96,7 @@ def gitlab_settings(
         target_branch=spec.target_branch,
         milestone_title=info.spec_slug,
         timeout=timeout if timeout > 0 else DEFAULT_TIMEOUT_S,
+        remote=url or "origin",
         problem=problem,
         warnings=tuple(warnings),
     )

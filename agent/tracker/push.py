@@ -1,10 +1,13 @@
 """The GitLab remote of a repository, and ``git push`` with the token as a credential.
 
 The token reaches git through a credential helper given on the command line that
-reads it from an environment variable of that one git process: it is never part of
-a URL, a config file, a log line or an error message. The user's own credential
-helpers are switched off for the push (so none of them stores the token), and so
-are the repository's hooks (so none of them sees the variable).
+reads it from a pipe the harness hands to that one git process (an inherited file
+descriptor): it is never in any process's environment or arguments, a URL, a
+config file, a log line or an error message. The push runs through
+:mod:`agent.core.git_guard` (no hooks, drivers, user or repository credential
+helpers), goes to an explicit URL (the one read when the tracker was set up, so
+``remote.*.pushurl`` cannot move it) and is refused when the repository's config
+would rewrite that URL (``url.*.insteadOf`` / ``pushInsteadOf``).
 """
 
 from __future__ import annotations
@@ -17,17 +20,23 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from agent.core import git, git_guard
 from common.errors import GitError
 
-TOKEN_VARIABLE = "HARNESS_GITLAB_GIT_TOKEN"
-"""The variable the credential helper reads, set for the git process alone."""
-_HELPER = (
-    '!f() { cat >/dev/null; test "$1" = get || return 0; '
-    f'echo username=oauth2; echo "password=${TOKEN_VARIABLE}"; }}; f'
-)
-#: Variables that would make git print request details or ask someone for a password.
-_DROPPED = ("GIT_ASKPASS", "SSH_ASKPASS", "GIT_TRACE", "GIT_TRACE_CURL", "GIT_CURL_VERBOSE")
 GIT_TIMEOUT_S = 300.0
+
+
+def credential_helper(fd: int) -> str:
+    """A one-off helper that answers ``get`` with the token read from file descriptor ``fd``.
+
+    The pipe holds the token once: the first ``get`` reads it (git asks once per
+    process), a ``store`` or ``erase`` is read and ignored. ``/dev/fd/N`` rather than
+    ``<&N``: git runs helpers with ``sh``, and dash reads only one digit there.
+    """
+    return (
+        '!f() { cat >/dev/null; test "$1" = get || return 0; '
+        f"echo username=oauth2; printf password=; cat /dev/fd/{fd}; echo; }}; f"
+    )
 
 
 @runtime_checkable
@@ -97,16 +106,16 @@ def _project_path(path: str) -> str:
 
 
 def origin_url(project: Path, remote: str = "origin") -> str | None:
-    """The URL of ``remote`` in ``project``, or ``None`` when there is no such remote."""
-    done = subprocess.run(
-        ["git", "-C", str(project), "remote", "get-url", remote],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        return None
-    return done.stdout.strip() or None
+    """The URL of ``remote`` in ``project`` as configured (no ``insteadOf`` applied)."""
+    value = git.git(project, "config", "--get", f"remote.{remote}.url", check=False)
+    return value.strip() or None
+
+
+def push_target(project: Path, remote: str) -> str:
+    """The explicit URL to push to: ``remote`` itself when it is a URL, else its configured URL."""
+    if "://" in remote or remote.startswith("/") or ":" in remote:
+        return remote
+    return origin_url(project, remote) or remote
 
 
 def redact(text: str, *secrets: str | None) -> str:
@@ -124,16 +133,10 @@ def git_push(project: Path, branch: str, token: str | None, remote: str = "origi
         GitError: git failed; the message is git's last line, token removed.
     """
     refspec = f"refs/heads/{branch}:refs/heads/{branch}"
-    _git_with_token(
-        project,
-        token,
-        f"push {remote} {branch}",
-        "push",
-        "--no-verify",
-        "--porcelain",
-        remote,
-        refspec,
-    )
+    what = f"push {_shown(remote)} {branch}"
+    target = push_target(project, remote)
+    git_guard.refuse_rewrites(project, target, what)
+    _git_with_token(project, token, what, "push", "--no-verify", "--porcelain", target, refspec)
 
 
 def remote_has_branch(
@@ -145,38 +148,58 @@ def remote_has_branch(
         GitError: the remote could not be read.
     """
     ref = f"refs/heads/{branch}"
-    out = _git_with_token(
-        project, token, f"ls-remote {remote}", "ls-remote", "--heads", remote, ref
-    )
+    what = f"ls-remote {_shown(remote)}"
+    target = push_target(project, remote)
+    git_guard.refuse_rewrites(project, target, what)
+    out = _git_with_token(project, token, what, "ls-remote", "--heads", target, ref)
     return bool(out.strip())
 
 
+def _shown(remote: str) -> str:
+    """How ``remote`` appears in a message: a name as is, a URL without credentials."""
+    if "://" not in remote:
+        return remote
+    parts = urlsplit(remote)
+    return f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
+
+
 def _git_with_token(project: Path, token: str | None, what: str, *args: str) -> str:
-    """``git ARGS`` with the token offered by a one-off credential helper; returns stdout."""
-    command = [
-        "git",
-        "-C",
-        str(project),
-        "-c",
-        "credential.helper=",
-        "-c",
-        f"credential.helper={_HELPER}",
-        "-c",
-        "core.hooksPath=/dev/null",
-        *args,
-    ]
-    env = {name: value for name, value in os.environ.items() if name not in _DROPPED}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    if token:
-        env[TOKEN_VARIABLE] = token
+    """``git ARGS`` with the token offered through a pipe to a one-off helper; returns stdout.
+
+    Raises:
+        GitError: git failed, timed out, or the repository's config rewrites the URL.
+    """
+    read_end, write_end = os.pipe()
     try:
+        command = [
+            "git",
+            "-C",
+            str(project),
+            *git_guard.override_args(project),
+            "-c",
+            f"credential.helper={credential_helper(read_end)}",
+            *git_guard.command_args(args),
+        ]
+        with os.fdopen(write_end, "w") as pipe:
+            write_end = -1
+            pipe.write(token or "")
         done = subprocess.run(
-            command, capture_output=True, text=True, env=env, timeout=GIT_TIMEOUT_S, check=False
+            command,
+            capture_output=True,
+            text=True,
+            env=git_guard.safe_environ(),
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            pass_fds=(read_end,),
         )
     except subprocess.TimeoutExpired as e:
         raise GitError(f"git {what}: no answer in {GIT_TIMEOUT_S:g} s") from e
     except OSError as e:
         raise GitError(f"cannot run git: {e.strerror}") from e
+    finally:
+        os.close(read_end)
+        if write_end != -1:
+            os.close(write_end)
     if done.returncode != 0:
         lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
         errors = [line for line in lines if "fatal:" in line or "error:" in line or "!" in line]

@@ -121,6 +121,12 @@ class AgentState(StrictModel):
     done_summary: str | None = None
     mr_title: str | None = None
     mr_description: str | None = None
+    git_config: str | None = None
+    """``.git/config`` as recorded at project_verification; a change stops the run."""
+    target_head: str | None = None
+    """Where the target branch pointed at project_verification; a move stops the run."""
+    harness_commits: list[str] = Field(default_factory=list)
+    """Every commit the harness made on the feature branch; each must stay on it."""
     dismissed_checkpoints: list[str] = Field(default_factory=list)
     """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
     failure: str | None = None

@@ -60,6 +60,10 @@ class Decision(StrictModel):
     decided_by: str
     """``auto-accept``, ``cli:<user>`` or ``tui:<user>``."""
     decided_at: datetime = Field(default_factory=utc_now)
+    mac: str | None = None
+    """HMAC-SHA256 by a client (or the agent's auto-accept) over the workspace, the
+    checkpoint and this decision; a decision without a valid one does not count
+    (see :mod:`common.decision_mac`)."""
 
 
 class EnrichmentDecision(Decision):

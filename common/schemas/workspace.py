@@ -21,4 +21,8 @@ class WorkspaceInfo(StrictModel):
     """The branch the agent creates from ``spec.target_branch`` and commits to."""
     auto_accept: bool = False
     """Per-agent switch; read at every checkpoint, so a change applies from the next one."""
+    auto_accept_serial: int = 0
+    """How many times a client set the switch; an older setting put back is refused."""
+    auto_accept_mac: str | None = None
+    """The client's MAC over the switch and its serial; without a valid one it is off."""
     created_at: datetime = Field(default_factory=utc_now)

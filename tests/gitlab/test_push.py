@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from agent.tracker.push import git_push, remote_has_branch
+from common.errors import GitError
 
 from .conftest import Lab, commit, git
 
@@ -58,3 +60,47 @@ def test_a_rejected_push_says_why_without_the_token(lab: Lab) -> None:
     with pytest.raises(Exception, match=r"git push origin feature/x: .*rejected") as failed:
         git_push(lab.repo, "feature/x", lab.token.value)
     assert lab.token.value not in str(failed.value)
+
+
+def test_a_push_insteadof_rule_is_refused_before_anything_is_sent(lab: Lab) -> None:
+    git(lab.repo, "checkout", "-q", "-b", "feature/x")
+    commit(lab.repo, "x.py", "x\n")
+    url = git(lab.repo, "remote", "get-url", "origin")
+    git(lab.repo, "config", "url.http://127.0.0.1:9/.pushInsteadOf", url)
+    with pytest.raises(GitError, match="rewrites the URL") as refused:
+        git_push(lab.repo, "feature/x", lab.token.value)
+    assert lab.token.value not in str(refused.value)
+    assert git(lab.project.repo, "branch", "--list", "feature/x") == ""
+
+
+async def test_the_tracker_pushes_to_the_url_it_was_set_up_with(lab: Lab) -> None:
+    git(lab.repo, "checkout", "-q", "-b", "feature/y")
+    sha = commit(lab.repo, "y.py", "y\n")
+    url = git(lab.repo, "remote", "get-url", "origin")
+    tracker = lab.tracker(lab.settings(remote=url))
+    await tracker.verify()
+    git(lab.repo, "config", "remote.origin.pushurl", "http://127.0.0.1:9/elsewhere.git")
+    git(lab.repo, "remote", "set-url", "origin", "http://127.0.0.1:9/moved.git")
+    assert await tracker.push_branch("feature/y") == sha
+
+
+def test_no_git_child_gets_the_token_in_its_environment_or_arguments(
+    lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = shutil.which("git")
+    assert real is not None
+    seen = tmp_path / "seen"
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "git"
+    shim.write_text(f'#!/bin/sh\n{{ env; echo "$@"; }} >> {seen}\nexec {real} "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}:{os.environ['PATH']}")
+    git(lab.repo, "checkout", "-q", "-b", "feature/z")
+    commit(lab.repo, "z.py", "z\n")
+
+    git_push(lab.repo, "feature/z", lab.token.value)
+
+    assert seen.read_text().count("\n") > 0
+    assert lab.token.value not in seen.read_text()
+    assert remote_has_branch(lab.repo, "feature/z", lab.token.value)

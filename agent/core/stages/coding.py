@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, git
+from agent.core import commits, git, integrity
 from agent.core.gates import blocking_failures, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.tools import Handoff, SessionReports
@@ -165,6 +165,7 @@ async def coding_session(run: Run) -> None:
     common_changes: dict[str, object] = {
         "issue_sessions": session_number,
         "issue_commits": shas,
+        "harness_commits": [*state.harness_commits, sha] if sha else state.harness_commits,
         "last_test_run": tests,
         "gate_refusals": refusals,
         "pre_session_dirty": None,
@@ -287,6 +288,7 @@ async def issue_closure(run: Run) -> None:
             ),
         )
 
+    await integrity.guard(run, "before issue_closure")
     checkpoint = await run.ask(CheckpointType.ISSUE_CLOSURE, build)
     decision = checkpoint.decision
     assert decision is not None

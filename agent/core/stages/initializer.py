@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.core import git
+from agent.core import git, integrity
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -88,6 +88,8 @@ async def project_verification(run: Run) -> None:
             Phase.SPEC_TO_ISSUES,
             test_command=checkpoint.context.test_command,
             project_baseline=checkpoint.context.baseline_tests,
+            git_config=integrity.config_text(project),
+            target_head=integrity.head_of(project, spec.target_branch),
         )
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"

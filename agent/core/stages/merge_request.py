@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import git
+from agent.core import git, integrity
 from agent.core.gates import blocking_failures
 from agent.core.orchestrator import Run
 from agent.tracker.push import BranchPublisher
@@ -141,6 +141,7 @@ async def mr_create(run: Run) -> None:
     title, description = run.state.mr_title, run.state.mr_description
     assert title is not None and description is not None
     source = run.info.feature_branch
+    await integrity.guard(run, "before the merge request")
     await _publish(run)
     record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
     for attempt in range(VERIFY_ATTEMPTS):

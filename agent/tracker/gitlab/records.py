@@ -37,6 +37,8 @@ class GitLabSettings:
     timeout: float = 20.0
     """Seconds to wait for each answer (python-gitlab waits forever by default)."""
     remote: str = "origin"
+    """Where pushes go: the origin URL read when the tracker was set up (a later
+    ``remote.origin.pushurl`` or URL change in ``.git/config`` does not move them)."""
     problem: str | None = None
     """Why GitLab mode cannot work with this configuration, if it cannot."""
     warnings: tuple[str, ...] = ()

@@ -1,0 +1,38 @@
+"""Counting rejected forgeries and redactions in the workspace, for ``harness status``.
+
+Until the audit module of issue 8 (item 9) lands, this is where
+``record_forgery(files, detail)`` lives; it keeps the same signature so the two
+can be reconciled by moving the body.
+"""
+
+from __future__ import annotations
+
+from common.atomic import locked, read_model_or_none, write_model
+from common.paths import WorkspaceFiles
+from common.schemas.security import SecurityCounts
+
+
+def read(files: WorkspaceFiles) -> SecurityCounts:
+    """The counts so far (zero when nothing was recorded)."""
+    return read_model_or_none(files.security, SecurityCounts) or SecurityCounts()
+
+
+def record_forgery(files: WorkspaceFiles, detail: str) -> None:
+    """Count one rejected forgery attempt and remember its one-line ``detail``."""
+    with locked(files.security.with_suffix(".lock")):
+        counts = read(files)
+        write_model(
+            files.security,
+            counts.model_copy(update={"forgeries": counts.forgeries + 1, "last_forgery": detail}),
+        )
+
+
+def record_redactions(files: WorkspaceFiles, count: int) -> None:
+    """Add ``count`` redactions (nothing is written for zero)."""
+    if count <= 0 or not files.root.is_dir():
+        return
+    with locked(files.security.with_suffix(".lock")):
+        counts = read(files)
+        write_model(
+            files.security, counts.model_copy(update={"redactions": counts.redactions + count})
+        )
