@@ -59,7 +59,7 @@ def test_the_hidden_tests_are_not_in_the_project() -> None:
 def test_a_malformed_case_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "case.json").write_text('{"language": "cobol"}')
-    with pytest.raises(EvalError, match="bad/case.json: language"):
+    with pytest.raises(EvalError, match=r"bad/case\.json: language"):
         load_case(tmp_path / "bad")
     with pytest.raises(EvalError, match="no case named nope"):
         load_cases(CASES_DIR, ["nope"])

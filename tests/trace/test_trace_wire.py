@@ -85,9 +85,7 @@ def test_an_exchange_event_measures_the_request_and_keeps_the_answer_redacted() 
     )
 
 
-def recorded_request(
-    step: int, content: list[dict[str, Any]], tools: bool = True
-) -> ModelRequest:
+def recorded_request(step: int, content: list[dict[str, Any]], tools: bool = True) -> ModelRequest:
     return ModelRequest(
         index=step + 1,
         step=step,

@@ -1,4 +1,5 @@
 import pytest
+
 from bank.account import Account, InsufficientFunds
 
 

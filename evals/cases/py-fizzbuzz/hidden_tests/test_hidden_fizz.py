@@ -1,25 +1,11 @@
 import pytest
+
 from fizz.fizzbuzz import fizzbuzz
 
 
 def test_sequence() -> None:
-    assert fizzbuzz(15) == [
-        "1",
-        "2",
-        "Fizz",
-        "4",
-        "Buzz",
-        "Fizz",
-        "7",
-        "8",
-        "Fizz",
-        "Buzz",
-        "11",
-        "Fizz",
-        "13",
-        "14",
-        "FizzBuzz",
-    ]
+    assert fizzbuzz(15) == ["1", "2", "Fizz", "4", "Buzz", "Fizz", "7", "8", "Fizz", "Buzz",
+                            "11", "Fizz", "13", "14", "FizzBuzz"]
 
 
 def test_zero_and_negative() -> None:

@@ -1,4 +1,5 @@
 import pytest
+
 from intervals.merge import merge
 
 

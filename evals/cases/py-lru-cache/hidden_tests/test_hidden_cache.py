@@ -1,4 +1,5 @@
 import pytest
+
 from cache.lru import LRUCache
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from matrix.ops import identity, multiply, transpose
 
 

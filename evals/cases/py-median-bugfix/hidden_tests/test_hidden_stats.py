@@ -1,4 +1,5 @@
 import pytest
+
 from stats.median import median
 
 

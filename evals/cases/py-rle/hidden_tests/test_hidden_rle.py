@@ -1,4 +1,5 @@
 import pytest
+
 from rle.codec import decode, encode
 
 

@@ -1,21 +1,11 @@
 import pytest
+
 from numerals.roman import from_roman, to_roman
 
 
-@pytest.mark.parametrize(
-    ("n", "text"),
-    [
-        (1, "I"),
-        (4, "IV"),
-        (9, "IX"),
-        (14, "XIV"),
-        (40, "XL"),
-        (90, "XC"),
-        (400, "CD"),
-        (1994, "MCMXCIV"),
-        (3999, "MMMCMXCIX"),
-    ],
-)
+@pytest.mark.parametrize(("n", "text"), [(1, "I"), (4, "IV"), (9, "IX"), (14, "XIV"),
+                                         (40, "XL"), (90, "XC"), (400, "CD"),
+                                         (1994, "MCMXCIV"), (3999, "MMMCMXCIX")])
 def test_both_ways(n: int, text: str) -> None:
     assert to_roman(n) == text
     assert from_roman(text) == n

@@ -1,4 +1,5 @@
 import pytest
+
 from semver.compare import compare, parse
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from structures.stack import EmptyStackError, Stack
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from temps.convert import c_to_f, f_to_c, parse_temperature
 
 
@@ -10,10 +11,8 @@ def test_conversions() -> None:
     assert f_to_c(212) == 100.0
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("21C", (21.0, "C")), ("-3.5 F", (-3.5, "F")), ("98.6f", (98.6, "F")), ("0 c", (0.0, "C"))],
-)
+@pytest.mark.parametrize(("text", "expected"), [("21C", (21.0, "C")), ("-3.5 F", (-3.5, "F")),
+                                                ("98.6f", (98.6, "F")), ("0 c", (0.0, "C"))])
 def test_parse(text: str, expected: tuple[float, str]) -> None:
     assert parse_temperature(text) == expected
 

@@ -1,4 +1,5 @@
 import pytest
+
 from words.freq import top_words
 
 
