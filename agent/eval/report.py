@@ -29,20 +29,23 @@ def _row(name: str, language: str, result: str, hidden: str, f: CaseFigures, wal
 
 
 def markdown(report: EvalReport) -> str:
-    """The report: the pass rate, one row per case, the totals, and the reasons."""
-    not_run = [c for c in report.cases if c.status == "not_run"]
+    """The report: the pass rate, one row per case run, the totals, and the reasons."""
+    ran = [c for c in report.cases if c.status != "not_run"]
+    skipped: dict[str, list[str]] = {}
+    for case in report.cases:
+        if case.status == "not_run":
+            skipped.setdefault(case.reason, []).append(case.name)
     lines = [
         f"# Eval report: {report.model}",
         "",
         f"Run {report.started_at:%Y-%m-%d %H:%M} UTC. Pass rate: **{report.passed}/{report.run}"
-        f" ({report.pass_rate:.0%})** of the cases run; {len(not_run)} not run.",
+        f" ({report.pass_rate:.0%})** of the cases run; {len(report.cases) - len(ran)} not run.",
         "",
         _HEADER,
     ]
-    for case in report.cases:
-        shown = "not run" if case.status == "not_run" else case.status
+    for case in ran:
         lines.append(
-            _row(case.name, case.language, shown, _hidden(case), case.figures, case.wall_s)
+            _row(case.name, case.language, case.status, _hidden(case), case.figures, case.wall_s)
         )
     lines.append(
         _row(
@@ -54,7 +57,8 @@ def markdown(report: EvalReport) -> str:
             report.wall_s,
         )
     )
-    notes = [f"- {c.name}: {c.reason}" for c in report.cases if c.reason]
+    notes = [f"- {c.name}: {c.reason}" for c in ran if c.reason]
+    notes += [f"- {', '.join(names)}: {reason}" for reason, names in skipped.items()]
     if notes:
         lines += ["", "## Notes", "", *notes]
     return "\n".join(lines) + "\n"
