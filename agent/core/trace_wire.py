@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import zlib
 from typing import Any
 
 from agent.core import trace
 from agent.core.trace import redact_value
 from common.schemas.trace import ModelRequest
+
+logger = logging.getLogger(__name__)
 
 
 def _size(part: Any) -> int:
@@ -154,22 +157,28 @@ def exchange_event(
 def record_exchange(
     target: str, raw_request: bytes, status: int, answer: bytes, headers: dict[str, str], ms: int
 ) -> None:
-    """Add one forwarded ``/v1/messages`` exchange to the open trace (if any)."""
+    """Add one forwarded ``/v1/messages`` exchange to the open trace (if any).
+
+    An answer the trace cannot read must not cut the CLI's connection: the failure is
+    logged and the exchange left out of the trace.
+    """
     tracer = trace.current()
     if tracer is None or not target.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
         return
+    index = tracer.next_request()  # counted even when its answer cannot be read
     try:
         payload = decode_body(answer, headers.get("content-encoding", ""))
-    except zlib.error:
-        payload = b""
-    event = exchange_event(
-        index=tracer.next_request(),
-        raw_request=raw_request,
-        status=status,
-        answer=payload,
-        content_type=headers.get("content-type", ""),
-        duration_ms=ms,
-        secrets=tracer.secrets,
-    )
+        event = exchange_event(
+            index=index,
+            raw_request=raw_request,
+            status=status,
+            answer=payload,
+            content_type=headers.get("content-type", ""),
+            duration_ms=ms,
+            secrets=tracer.secrets,
+        )
+    except (zlib.error, ValueError, KeyError, TypeError) as e:
+        logger.warning("trace: cannot read the answer to %s: %s", target, e)
+        return
     if event is not None:
         trace.emit(event)

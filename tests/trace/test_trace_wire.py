@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 from typing import Any
 
 from agent.control.trace_compare import SessionRecord, differences
 from agent.control.trace_view import render, totals
-from agent.core.trace_wire import decode_body, exchange_event, fold_answer
+from agent.core import trace
+from agent.core.trace_wire import decode_body, exchange_event, fold_answer, record_exchange
 from agent.model import wire
 from agent.model.playbook import Reply, TextBlock, ToolUseBlock
 from agent.model.trace_playbook import NO_ANSWER, TraceAnswers
@@ -177,3 +179,17 @@ def test_the_rendering_shows_each_event_and_the_totals() -> None:
     assert "policy denied Bash: git push is the harness's" in text
     assert "total: 1 session(s), 1 request(s)" in text
     assert totals(events).cost_usd == 0.5
+
+
+def test_an_unreadable_answer_is_left_out_of_the_trace(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    raw = json.dumps(request_body(0)).encode()
+    with trace.tracing(path) as tracer:
+        tracer.start_session()
+        record_exchange(
+            "/v1/messages?beta=true", raw, 200, b"\x1f\x8bnot gzip", {"content-encoding": "gzip"}, 1
+        )
+        record_exchange("/v1/messages/count_tokens", raw, 200, b"{}", {}, 1)
+        record_exchange("/v1/messages", raw, 200, b"{}", {"content-type": "application/json"}, 1)
+    events = trace.read_trace(path)
+    assert [(e.type, getattr(e, "index", None)) for e in events] == [("model_request", 2)]
