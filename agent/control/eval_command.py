@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -57,9 +58,8 @@ async def cmd_eval(args: argparse.Namespace) -> int:
     return 0 if report.passed == report.run else 1
 
 
-def add_parser(add: object) -> None:
+def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Declare ``eval`` through ``harness``'s ``add(name, command, help)``."""
-    assert callable(add)
     parser = add("eval", cmd_eval, "run the eval suite and write a report (Markdown and JSON)")
     parser.add_argument(
         "--cases", type=Path, default=CASES_DIR, metavar="DIR", help="the cases' folder"

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.control import replay, trace_view
@@ -78,9 +79,8 @@ async def cmd_replay(args: argparse.Namespace) -> int:
     return 1
 
 
-def add_parsers(add: object) -> None:
+def add_parsers(add: Callable[..., argparse.ArgumentParser]) -> None:
     """Declare ``trace`` and ``replay`` through ``harness``'s ``add(name, command, help)``."""
-    assert callable(add)
     trace = add("trace", cmd_trace, "show an agent's trace: sessions, requests, tools, gates")
     trace.add_argument("agent", help="an agent's name, or its workspace folder")
     trace.add_argument("--session", type=int, metavar="N", help="only session N")
