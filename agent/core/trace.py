@@ -34,7 +34,6 @@ from common.schemas.trace import (
     DecisionMade,
     GateRun,
     PolicyDecision,
-    SessionStart,
     TraceEvent,
 )
 
@@ -86,7 +85,7 @@ class Tracer:
         self.path = path
         self.secrets = tuple(s for s in secrets if s)
         self._lock = threading.Lock()
-        self._sessions = sum(1 for e in read_trace(path) if isinstance(e, SessionStart))
+        self._sessions = count_sessions(path)
         self.session: int | None = None
         """The session running now (``None`` between sessions)."""
         self.requests = 0
@@ -98,7 +97,7 @@ class Tracer:
         next event starts a line of its own."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._out = self.path.open("a", encoding="utf-8")
-        if self.path.stat().st_size > 0 and not self.path.read_bytes().endswith(b"\n"):
+        if not _ends_with_newline(self.path):
             self._out.write("\n")
             self._out.flush()
 
@@ -134,6 +133,25 @@ class Tracer:
                 return
             self._out.write(line)
             self._out.flush()
+
+
+def count_sessions(path: Path) -> int:
+    """How many sessions ``path`` holds, from a plain scan: a resumed agent numbers on
+    from there even when some line of the file is damaged."""
+    if not path.exists():
+        return 0
+    marker = '"type":"session_start"'  # unescaped only as an event's own key
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        return sum(1 for line in lines if marker in line)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """Whether the file is empty or ends a line (a kill may have left half a line)."""
+    with path.open("rb") as data:
+        if data.seek(0, 2) == 0:
+            return True
+        data.seek(-1, 2)
+        return data.read(1) == b"\n"
 
 
 _current: Tracer | None = None

@@ -77,7 +77,7 @@ async def run_case(case: Case, model: str | None, work: Path) -> CaseResult:
         result.agent_outcome = ended.outcome if ended is not None else "killed"
         verdict = await score(case, spec.project_dir)
         result.figures = case_figures(files)
-    except HarnessError as e:
+    except (HarnessError, OSError) as e:  # one case's trouble must not end the suite
         result.reason = str(e)
         result.wall_s = round(time.monotonic() - started, 1)
         return result

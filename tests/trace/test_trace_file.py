@@ -128,3 +128,11 @@ def test_tool_inputs_and_results_are_redacted_in_the_trace(tmp_path: Path) -> No
     text = path.read_text()
     assert "s3cr3t-value" not in text
     assert text.count(trace.REDACTED) == 2
+
+
+def test_a_damaged_trace_still_numbers_on(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(start().model_dump_json() + "\n" + json.dumps({"type": "nonsense"}) + "\n")
+    assert trace.count_sessions(path) == 1
+    with trace.tracing(path) as tracer:
+        assert tracer.start_session() == 2
