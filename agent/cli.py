@@ -30,13 +30,15 @@ from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
+from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
-from agent.core.project_env import without_harness
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
+from agent.core.trace import trace_path, tracing
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
 from agent.tracker.redacting import RedactingTracker
 from common import decision_mac, help_text
@@ -53,6 +55,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
+from common.schemas.workspace import WorkspaceInfo
 from common.secrets import (
     HIDDEN_VARIABLES,
     add_secrets_fd_option,
@@ -90,8 +93,12 @@ async def model_environment(
     credentials = credentials or {}
     if spec.uses_local_model:
         playbook = spec.playbook or DEMO_PLAYBOOK
-        async with LocalModel(playbook) as base_url:
-            log(f"embedded model serving {playbook.name} at {base_url}")
+        # Through the proxy too: it records every exchange in the trace.
+        async with (
+            LocalModel(playbook) as model_url,
+            ModelProxy(Upstream(model_url, "none")) as base_url,
+        ):
+            log(f"embedded model serving {playbook.name} at {model_url}")
             yield ModelAccess(
                 env={
                     "ANTHROPIC_BASE_URL": base_url,
@@ -153,6 +160,22 @@ async def run_agent(
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
+    secret_values = [value for value in secrets.values() if value]
+    with tracing(trace_path(files), secret_values):
+        return await _run(files, info, state, tracker, project_env, log, credentials, key, secrecy)
+
+
+async def _run(
+    files: WorkspaceFiles,
+    info: WorkspaceInfo,
+    state: AgentState,
+    tracker: IssueTracker,
+    project_env: ProjectEnv,
+    log: AgentLog,
+    credentials: dict[str, str],
+    key: bytes,
+    secrecy: Secrecy,
+) -> tuple[Outcome, str]:
     async with model_environment(info.spec, log, credentials) as access:
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(

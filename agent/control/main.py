@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from agent.control import answer, follow
+from agent.control import answer, eval_command, follow, trace_commands
 from agent.control.launch import start_agents
 from agent.control.specs import parse_specs
 from agent.core import checkpoints, security_counts
@@ -296,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     auto = add("auto-accept", cmd_auto_accept, "switch auto-accept for an agent")
     auto.add_argument("agent")
     auto.add_argument("mode", choices=("on", "off"))
+    trace_commands.add_parsers(add)
+    eval_command.add_parser(add)
     daemon = add("daemon", cmd_daemon, "start, stop or check the daemon")
     daemon.add_argument("action", choices=("start", "stop", "status"))
     return parser

@@ -17,6 +17,7 @@ from typing import Any
 from claude_agent_sdk import HookContext, HookMatcher
 from claude_agent_sdk.types import HookInput, HookJSONOutput, SyncHookJSONOutput
 
+from agent.core import trace
 from common.paths import WORKSPACE_ROOT_NAME
 
 HookResult = HookJSONOutput
@@ -215,6 +216,7 @@ def build_hooks(
         fields: dict[str, Any] = dict(data)
         name = str(fields["tool_name"])
         reason = policy.check(name, dict(fields.get("tool_input") or {}))
+        trace.policy(name, reason)
         if reason is not None:
             log(f"[policy] denied {name}: {reason}")
             return deny(reason)

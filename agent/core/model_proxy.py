@@ -26,6 +26,7 @@ import errno
 import json
 import logging
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -35,6 +36,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from agent.core.log import AgentLog
+from agent.core.trace_wire import record_exchange
 from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
 from common.errors import SessionError
 
@@ -224,6 +226,7 @@ class ModelProxy:
         method, target, headers = _parse_head(head)
         body = await _read_body(reader, headers)
         self.requests += 1
+        started = time.monotonic()
         keep_alive = _header(headers, "connection").lower() != "close"
         url = self.upstream.base_url + target
         request = self._client_or_fail().build_request(
@@ -237,8 +240,17 @@ class ModelProxy:
             if self._log is not None:
                 self._log(f"model proxy: {self.upstream.base_url} {kind}: {detail}")
             return keep_alive
+        answer = bytearray()
         try:
-            await _relay(response, writer, head_only=method == "HEAD")
+            await _relay(response, writer, head_only=method == "HEAD", sink=answer)
+            record_exchange(
+                target,
+                body,
+                response.status_code,
+                bytes(answer),
+                dict(response.headers),
+                int((time.monotonic() - started) * 1000),
+            )
         except httpx2.HTTPError as e:  # the endpoint failed mid-answer: the client sees it cut
             log.warning("model proxy: answer from %s cut off: %s", self.upstream.base_url, e)
             return False
@@ -292,9 +304,14 @@ async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[str, str]
 
 
 async def _relay(
-    response: httpx2.Response, writer: asyncio.StreamWriter, *, head_only: bool
+    response: httpx2.Response,
+    writer: asyncio.StreamWriter,
+    *,
+    head_only: bool,
+    sink: bytearray | None = None,
 ) -> None:
-    """Status, headers, then the body re-framed as chunks, each sent as it arrives."""
+    """Status, headers, then the body re-framed as chunks, each sent as it arrives
+    (and kept in ``sink``, for the trace)."""
     no_body = head_only or response.status_code in (204, 304)
     lines = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}"]
     lines += [
@@ -309,6 +326,8 @@ async def _relay(
         return
     async for chunk in response.aiter_raw():
         if chunk:
+            if sink is not None:
+                sink += chunk
             writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             await writer.drain()
     writer.write(b"0\r\n\r\n")

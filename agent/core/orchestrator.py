@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, gates, git, integrity, phases, prompts, security_counts
+from agent.core import checkpoints, gates, git, integrity, phases, prompts, security_counts, trace
 from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
@@ -99,10 +99,12 @@ class Run:
         last = self.state.last_test_run
         if last is not None and last.tree == tree and last.command == command:
             self.log(f"tests: {last.summary} (work tree unchanged since the last run)")
+            trace.gate(last, reused=True)
             return last
         result = await gates.run_tests(project, command, self.project_env.environ(os.environ))
         result = result.model_copy(update={"tree": tree})
         self.save(last_test_run=result)
+        trace.gate(result)
         self.log(f"tests: {result.summary}")
         return result
 
@@ -146,12 +148,14 @@ class Run:
                 )
             checkpoints.write(self.files, checkpoint)
             self.log.block(render_checkpoint(checkpoint))
+            trace.checkpoint(checkpoint)
         if checkpoint.status == "pending":
             self.log(f"waiting for a decision on {checkpoint.id}")
             checkpoint = await checkpoints.wait_for_signed_decision(
                 self.files, checkpoint, self.decision_key, self.forgery
             )
         checkpoints.record(self.files, checkpoint)
+        trace.decision(checkpoint)
         decision = checkpoint.decision
         assert decision is not None
         verdict = "approved" if decision.approved else "rejected"

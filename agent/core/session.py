@@ -29,10 +29,12 @@ from claude_agent_sdk import (
     UserMessage,
 )
 
+from agent.core import trace_session
 from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
+from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
 
 SESSION_TIMEOUT_S = 45 * 60
@@ -78,11 +80,25 @@ async def run_session(
     reports: SessionReports,
     log: AgentLog,
 ) -> SessionResult:
-    """Run one session to its end and return its figures.
+    """Run one session to its end and return its figures (and trace it).
 
     Raises:
         SessionError: the CLI could not start, the API kept failing, or the session timed out.
     """
+    project, model = config.project_dir, config.model
+    with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
+        traced.figures = await _run_session(label, system_prompt, prompt, config, reports, log)
+        return traced.figures
+
+
+async def _run_session(
+    label: str,
+    system_prompt: str,
+    prompt: str,
+    config: SessionConfig,
+    reports: SessionReports,
+    log: AgentLog,
+) -> SessionResult:
     tracker = FileTracker(config.project_dir)
     surface = reports.surface
     options = ClaudeAgentOptions(
@@ -106,6 +122,7 @@ async def run_session(
             await client.query(prompt)
             async for message in client.receive_response():
                 _log_message(log, message)
+                trace_session.message(message)
                 if isinstance(message, SystemMessage) and message.subtype == "init":
                     check_offered(label, surface.names(), message.data.get("tools") or [])
                 if isinstance(message, ResultMessage):

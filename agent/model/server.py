@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 from urllib.parse import urlsplit
 
 from agent.model import wire
-from agent.model.playbook import Playbook, choose_reply
+from agent.model.playbook import Playbook, Reply, choose_reply
 from agent.model.recording import RequestRecorder
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ class PlaybookServer:
 
     def __init__(
         self,
-        playbook: Playbook,
+        playbook: Playbook | Answers,
         host: str = "127.0.0.1",
         port: int = 0,
         faults: Sequence[str] = (),
@@ -156,9 +156,20 @@ class PlaybookServer:
             return self._faults.popleft() if self._faults else None
 
 
-def _answer(playbook: Playbook, body: dict[str, Any]) -> tuple[bytes, str]:
+class Answers(Protocol):
+    """Anything else that answers requests: a recorded session (``harness replay``)."""
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        """The answer to one ``/v1/messages`` body."""
+        ...
+
+
+def _answer(playbook: Playbook | Answers, body: dict[str, Any]) -> tuple[bytes, str]:
     """The payload and content type answering one ``/v1/messages`` body."""
-    reply = choose_reply(playbook, body)
+    if isinstance(playbook, Playbook):  # noqa: SIM108 - mypy narrows an if, not a ternary
+        reply = choose_reply(playbook, body)
+    else:
+        reply = playbook.reply(body)
     model = str(body.get("model") or "playbook")
     input_tokens = wire.estimate_tokens(body)
     if body.get("stream"):

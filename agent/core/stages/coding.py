@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, git, integrity
+from agent.core import commits, git, integrity, trace
 from agent.core.gates import blocking_failures, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.tools import Handoff, SessionReports
@@ -143,6 +143,7 @@ async def coding_session(run: Run) -> None:
         sha = commits.commit(project, files, text, allow_empty=True)
         shas.append(sha)
         run.log(f"committed {sha[:12]}: {text.splitlines()[0]} ({len(files)} file(s))")
+        trace.commit(sha, text, len(files))
     else:
         run.log("the session changed no files")
     if reports.handoff is not None:

@@ -1,0 +1,145 @@
+"""``harness trace``: an agent's trace as readable lines, with totals.
+
+Pure rendering: one line per event (tool results and allows folded into their
+call's line), each session headed by its label and closed by its figures, and
+the totals of the whole trace (or of one session) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from common.schemas.trace import (
+    CheckpointOpened,
+    CommitMade,
+    DecisionMade,
+    GateRun,
+    ModelRequest,
+    PolicyDecision,
+    SessionEnd,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    TraceEvent,
+)
+
+_WIDTH = 100
+
+
+@dataclass
+class Totals:
+    """What a trace adds up to."""
+
+    sessions: int = 0
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    duration_ms: int = 0
+    tool_calls: int = 0
+    denials: int = 0
+
+
+def totals(events: Sequence[TraceEvent]) -> Totals:
+    """Sessions, requests, tokens (every billed input kind), cost, session time, tools."""
+    sums = Totals()
+    for event in events:
+        if isinstance(event, SessionEnd):
+            sums.sessions += 1
+            sums.input_tokens += event.input_tokens
+            sums.output_tokens += event.output_tokens
+            sums.cost_usd += event.cost_usd or 0.0
+            sums.duration_ms += event.duration_ms
+        elif isinstance(event, ModelRequest):
+            sums.requests += 1
+        elif isinstance(event, ToolCall):
+            sums.tool_calls += 1
+        elif isinstance(event, PolicyDecision) and event.decision == "deny":
+            sums.denials += 1
+    return sums
+
+
+def select(events: Sequence[TraceEvent], session: int | None) -> list[TraceEvent]:
+    """All events, or those of one session."""
+    return list(events) if session is None else [e for e in events if e.session == session]
+
+
+def _short(text: str, width: int = _WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _kb(size: int) -> str:
+    return f"{size / 1000:.1f} KB"
+
+
+def render(events: Sequence[TraceEvent]) -> str:
+    """The events as text lines, then their totals."""
+    results = {e.id: e for e in events if isinstance(e, ToolResult)}
+    lines: list[str] = []
+    for event in events:
+        line = _line(event, results)
+        if line is not None:
+            lines.append(line)
+    sums = totals(events)
+    lines.append(
+        f"total: {sums.sessions} session(s), {sums.requests} request(s), "
+        f"{sums.tool_calls} tool call(s), {sums.denials} denied, "
+        f"{sums.input_tokens} in / {sums.output_tokens} out tokens, "
+        f"${sums.cost_usd:.4f}, {sums.duration_ms / 1000:.1f} s in sessions"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _line(event: TraceEvent, results: dict[str, ToolResult]) -> str | None:
+    stamp = event.at.strftime("%H:%M:%S")
+    pad = "  " if event.session is not None else ""
+    if isinstance(event, SessionStart):
+        head = event.head[:12] if event.head else "no commit"
+        kind = f" [{event.kind}]" if event.kind else ""
+        return f"{stamp} ── session {event.session}: {event.label}{kind} at {head}"
+    if isinstance(event, SessionEnd):
+        cost = f"${event.cost_usd:.4f}" if event.cost_usd is not None else "n/a"
+        how = f"FAILED: {_short(event.error, 80)}" if event.error else "ended"
+        touched = ", ".join(event.touched) or "no files"
+        return (
+            f"{stamp} ── session {event.session} {how}: {event.turns} turns, "
+            f"{event.input_tokens} in / {event.output_tokens} out tokens, {cost}, "
+            f"{event.duration_ms} ms; wrote {touched}; reported {', '.join(event.reports) or '-'}"
+        )
+    if isinstance(event, ModelRequest):
+        return (
+            f"{stamp} {pad}request {event.index} (step {event.step}): {_kb(event.request_bytes)} "
+            f"(system {_kb(event.system_bytes)}, messages {_kb(event.messages_bytes)}, "
+            f"tools {_kb(event.tools_bytes)}) → {event.status} {event.stop_reason or '-'}, "
+            f"{event.input_tokens} in / {event.output_tokens} out, {event.duration_ms} ms"
+        )
+    if isinstance(event, ToolCall):
+        result = results.get(event.id)
+        outcome = "…" if result is None else ("error" if result.is_error else "ok")
+        detail = f": {_short(result.preview, 60)}" if result is not None and result.is_error else ""
+        called = _short(json.dumps(event.input), 70)
+        return f"{stamp} {pad}tool {event.name} {called} → {outcome}{detail}"
+    if isinstance(event, PolicyDecision):
+        return (
+            None
+            if event.decision == "allow"
+            else f"{stamp} {pad}policy denied {event.tool}: {event.reason}"
+        )
+    if isinstance(event, GateRun):
+        again = " (reused)" if event.reused else ""
+        return (
+            f"{stamp} {pad}gate `{event.command}` → exit {event.exit_code}: {event.summary}{again}"
+        )
+    if isinstance(event, CommitMade):
+        return f"{stamp} {pad}commit {event.sha[:12]} {event.subject} ({event.files} file(s))"
+    if isinstance(event, CheckpointOpened):
+        return f"{stamp} {pad}checkpoint {event.id}"
+    if isinstance(event, DecisionMade):
+        verdict = "approved" if event.approved else "rejected"
+        choice = f" choice {event.choice}" if event.choice else ""
+        why = f": {event.reason}" if event.reason else ""
+        return f"{stamp} {pad}decision {event.checkpoint} {verdict} by {event.by}{choice}{why}"
+    return None  # ToolResult: folded into its call's line

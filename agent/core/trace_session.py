@@ -1,0 +1,146 @@
+"""A session's events in the trace: its start (with what a replay needs), its tool
+calls and results as the SDK reports them, and its end with figures or an error."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claude_agent_sdk import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
+
+from agent.core import git, trace
+from agent.core.toolset import SURFACES, ToolSurface
+from common.errors import GitError
+from common.schemas.trace import SessionEnd, SessionStart, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from agent.core.session import SessionResult
+    from agent.core.tools import SessionReports
+
+
+def kind_of(surface: ToolSurface) -> str | None:
+    """The session kind whose tool surface this is (``None`` for an ad-hoc one)."""
+    return next((kind for kind, known in SURFACES.items() if known == surface), None)
+
+
+def _head(project: Path) -> tuple[str | None, bool]:
+    try:
+        head = git.head_commit(project)
+        dirty = git.git(project, "status", "--porcelain", "--untracked-files=no") != ""
+    except GitError:
+        return None, False
+    return head, dirty
+
+
+@dataclass
+class TracedSession:
+    """Filled in by the session as it goes; read when the session ends."""
+
+    label: str
+    reports: SessionReports
+    figures: SessionResult | None = None
+
+
+@contextlib.contextmanager
+def traced_session(
+    label: str,
+    system_prompt: str,
+    prompt: str,
+    project_dir: Path,
+    model: str | None,
+    reports: SessionReports,
+) -> Iterator[TracedSession]:
+    """Emit the session's start now and its end when the block ends (with the error
+    that ended it, if one did)."""
+    tracer = trace.current()
+    traced = TracedSession(label, reports)
+    if tracer is None:
+        yield traced
+        return
+    tracer.start_session()
+    head, dirty = _head(project_dir)
+    surface = reports.surface
+    trace.emit(
+        SessionStart(
+            label=label,
+            kind=kind_of(surface),
+            builtin_tools=list(surface.builtin),
+            harness_tools=list(surface.harness),
+            expected_issue=reports.expected_issue,
+            system_prompt=trace.redact(system_prompt, tracer.secrets),
+            prompt=trace.redact(prompt, tracer.secrets),
+            model=model,
+            project_dir=str(project_dir),
+            head=head,
+            dirty=dirty,
+        )
+    )
+    error: str | None = None
+    try:
+        yield traced
+    except BaseException as e:
+        error = str(e) or type(e).__name__
+        raise
+    finally:
+        trace.emit(_end(traced, error))
+        tracer.end_session()
+
+
+def _end(traced: TracedSession, error: str | None) -> SessionEnd:
+    calls = list(traced.reports.calls)
+    figures = traced.figures
+    if figures is None:
+        return SessionEnd(label=traced.label, error=error or "no result", reports=calls)
+    return SessionEnd(
+        label=traced.label,
+        error=error,
+        turns=figures.turns,
+        cost_usd=figures.cost_usd,
+        input_tokens=figures.input_tokens,
+        output_tokens=figures.output_tokens,
+        cache_read_tokens=figures.cache_read_tokens,
+        cache_creation_tokens=figures.cache_creation_tokens,
+        duration_ms=figures.duration_ms,
+        denials=figures.denials,
+        touched=sorted(figures.touched),
+        reports=calls,
+    )
+
+
+def message(sdk_message: Any) -> None:
+    """Tool calls of an assistant message and tool results of a user message."""
+    if trace.current() is None:
+        return
+    known = trace.secrets()
+    if isinstance(sdk_message, AssistantMessage):
+        for block in sdk_message.content:
+            if isinstance(block, ToolUseBlock):
+                data = trace.redact_value(dict(block.input), known)
+                trace.emit(ToolCall(id=block.id, name=block.name, input=data))
+    elif isinstance(sdk_message, UserMessage) and isinstance(sdk_message.content, list):
+        for block in sdk_message.content:
+            if isinstance(block, ToolResultBlock):
+                text = _text(block.content)
+                trace.emit(
+                    ToolResult(
+                        id=block.tool_use_id,
+                        is_error=bool(block.is_error),
+                        preview=trace.redact(text, known)[: trace.PREVIEW_CHARS],
+                        chars=len(text),
+                    )
+                )
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(part.get("text", "")) if part.get("type") == "text" else json.dumps(part)
+        for part in content
+    )

@@ -1,0 +1,1 @@
+"""The eval suite: cases run to the end with auto-accept, scored by hidden tests."""

@@ -1,0 +1,3 @@
+module example.com/strutil
+
+go 1.19

@@ -1,0 +1,9 @@
+package strutil
+
+import "testing"
+
+func TestShout(t *testing.T) {
+	if Shout("hi") != "HI" {
+		t.Fatal("Shout")
+	}
+}

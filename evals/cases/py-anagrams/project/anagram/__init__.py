@@ -1,0 +1,1 @@
+"""anagram: see README.md."""

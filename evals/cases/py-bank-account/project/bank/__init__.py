@@ -1,0 +1,1 @@
+"""bank: see README.md."""

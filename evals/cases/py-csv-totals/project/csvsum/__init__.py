@@ -1,0 +1,1 @@
+"""csvsum: see README.md."""

@@ -1,0 +1,1 @@
+"""fizz: see README.md."""

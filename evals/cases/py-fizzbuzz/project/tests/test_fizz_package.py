@@ -1,0 +1,5 @@
+import fizz
+
+
+def test_package_imports() -> None:
+    assert fizz.__doc__

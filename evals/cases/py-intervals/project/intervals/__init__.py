@@ -1,0 +1,1 @@
+"""intervals: see README.md."""

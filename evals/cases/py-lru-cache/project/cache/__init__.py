@@ -1,0 +1,1 @@
+"""cache: see README.md."""

@@ -1,0 +1,1 @@
+"""matrix: see README.md."""

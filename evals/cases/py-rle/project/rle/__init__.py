@@ -1,0 +1,1 @@
+"""rle: see README.md."""

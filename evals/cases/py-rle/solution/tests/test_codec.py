@@ -1,0 +1,5 @@
+from rle.codec import decode, encode
+
+
+def test_round_trip() -> None:
+    assert decode(encode("aaabcc")) == "aaabcc"

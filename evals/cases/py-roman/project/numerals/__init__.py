@@ -1,0 +1,1 @@
+"""numerals: see README.md."""

@@ -1,0 +1,1 @@
+"""semver: see README.md."""

@@ -1,0 +1,1 @@
+"""structures: see README.md."""

@@ -1,0 +1,1 @@
+"""temps: see README.md."""

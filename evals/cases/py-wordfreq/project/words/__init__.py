@@ -1,0 +1,1 @@
+"""words: see README.md."""
