@@ -328,10 +328,10 @@ async def test_without_a_terminal_the_container_starts_in_the_background(
         listing = ""
         for _ in range(int(DEMO_TIMEOUT / POLL)):  # its TUI runs on a pty of its own
             listing = docker("exec", name, "harness", "list", check=False)  # "" until it runs
-            if re.match(r"agent_1 +done ", listing):  # the status column, not the phase
+            if re.search(r"(?m)^agent_1 +done ", listing):  # the status column, not the phase
                 break
             await asyncio.sleep(POLL)
-        assert re.match(r"agent_1 +done ", listing), listing
+        assert re.search(r"(?m)^agent_1 +done ", listing), listing
         assert engine.running_containers() == [name]
     finally:
         engine.remove_test_containers()
