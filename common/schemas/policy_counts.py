@@ -7,7 +7,7 @@ from typing import Literal
 from common.schemas.base import StrictModel
 
 
-class PolicyAudit(StrictModel):
+class PolicyCounts(StrictModel):
     """Counts kept in the workspace, so ``harness status`` shows them after the agent ended."""
 
     schema_version: Literal[1] = 1
