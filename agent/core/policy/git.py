@@ -126,7 +126,9 @@ def _lists(sub: str, rest: list[Word]) -> bool:
     texts = [w.text or "" for w in rest]
     if sub == "remote":
         return all(t in ("-v", "--verbose") for t in texts)
-    if sub in ("stash", "reflog"):
+    if sub == "stash":
+        return bool(texts) and texts[0] in ("list", "show")
+    if sub == "reflog":
         return not texts or texts[0] in ("list", "show")
     listing = any(t in ("-l", "--list") for t in texts)
     for text in texts:

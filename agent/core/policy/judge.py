@@ -26,6 +26,7 @@ from agent.core.policy.syntax import (
     Word,
     join_continued_lines,
     parse,
+    text_of,
     word_of,
 )
 
@@ -99,7 +100,7 @@ def judge_command(command: str, context: PolicyContext, cwd: Path | None = None)
     try:
         Judge(context, {start}, set()).run(command)
     except Denied as denial:
-        return str(denial)
+        return str(denial).replace("\n", "\\n")  # one line, whatever the command held
     return None
 
 
@@ -189,6 +190,10 @@ class Judge:
             self._declaration(node)
         elif kind in ("ERROR", "coproc"):
             raise Denied(PARSE_REASON)
+        elif kind == "heredoc_redirect":
+            _check_heredoc(node)
+            for child in node.children:
+                self._visit(child)
         else:
             for child in node.children:
                 self._visit(child)
@@ -295,6 +300,19 @@ def check_variable_name(name: str) -> None:
         raise Denied(
             f"setting {name} changes which programs run or how; it is not allowed "
             "(set only the project's own variables)"
+        )
+
+
+def _check_heredoc(node: Node) -> None:
+    """An unquoted here-document runs the backquoted text in its body, which tree-sitter
+    leaves unparsed: such a body is denied."""
+    start = next((c for c in node.children if c.type == "heredoc_start"), None)
+    quoted = start is not None and any(q in text_of(start) for q in "'\"\\")
+    body = next((c for c in node.children if c.type == "heredoc_body"), None)
+    if not quoted and body is not None and "`" in text_of(body):
+        raise Denied(
+            "this here-document runs the backquoted text in it; quote its delimiter "
+            "(<<'EOF') so the text is written as it is"
         )
 
 

@@ -17,7 +17,10 @@ from agent.core.policy.syntax import Word
 from common.paths import WORKSPACE_ROOT_NAME
 
 #: Devices any command may read or write.
-SAFE_DEVICES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
+SAFE_DEVICES = frozenset(
+    {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom",
+     "/dev/random"}
+)  # fmt: skip
 #: Folders of the project that belong to the harness: the model never writes there.
 HARNESS_FOLDERS = (".git", WORKSPACE_ROOT_NAME)
 _NETWORK_DEVICES = ("/dev/tcp/", "/dev/udp/")

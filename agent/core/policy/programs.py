@@ -170,8 +170,10 @@ def denial_for(program: str) -> str:
             f"{program} is a network client; the model's commands have no network access "
             "(if the task needs something from the network, say so in your handoff)"
         )
+    if program.startswith(("mkfs.", "fsck.")):
+        return _CATEGORIES["system"][1].format(p=program)
     for programs, reason in _CATEGORIES.values():
-        if program in programs or program.startswith(("mkfs.", "fsck.")):
+        if program in programs:
             return reason.format(p=program)
     return (
         f"{program} is not on the harness's list of programs the model may run; use the "
