@@ -6,10 +6,13 @@ process substitutions, and here-documents. Every redirection anywhere is judged,
 every ``&``. Text run by ``bash -c``/``sh -c``/``eval`` is parsed and judged the same
 way when it is written out literally, and denied when it is not.
 
-The judge runs twice over the tree: the first pass collects every folder a ``cd`` may
-move to (and the functions the command defines), the second judges each relative path
-against all of those folders, so the order of ``cd`` in subshells or loops cannot
-smuggle a path out of the project.
+The judge follows the folders the shell may be in, as a set: a ``cd`` moves every folder
+of the set (and keeps the old ones when the target does not exist yet, since the ``cd``
+may fail); ``a && b`` runs ``b`` in the folders ``a`` succeeded in; ``a || b`` and
+``a; b`` in any of them; subshells, pipelines and substitutions give their folders back
+when they end; loop bodies are judged twice. A relative path is checked from every
+folder of the set, so no order of ``cd`` carries a path out of the project. ``cd``
+inside a function body is denied (the judge does not follow calls).
 """
 
 from __future__ import annotations
@@ -33,6 +36,11 @@ from agent.core.policy.syntax import (
 #: How deep ``bash -c "eval '…'"`` may nest before the judge gives up.
 MAX_DEPTH = 4
 PARSE_REASON = "the harness could not parse this command; write it more simply"
+#: Nodes whose changes of folder end with them (each runs in a subshell).
+_OWN_FOLDER_SCOPES = frozenset(
+    {"subshell", "pipeline", "command_substitution", "process_substitution"}
+)
+_LOOPS = frozenset({"while_statement", "for_statement", "c_style_for_statement"})
 _DUP_OPERATORS = frozenset({">&", "<&"})
 _READ_OPERATORS = frozenset({"<"})
 #: Variables that change how programs are found or what they run, or reach the harness.
@@ -112,11 +120,15 @@ class Judge:
     ) -> None:
         self.context = context
         self.root = context.project_dir
-        self.cwds = cwds
-        """Every folder the shell may be in while the command runs."""
+        self.cwds = set(cwds)
+        """Every folder the shell may be in at this point of the command."""
+        self.seen = set(cwds)
+        """Every folder the shell may have been in so far (``popd`` returns to one)."""
         self.functions = functions
         """Functions the command defines (their bodies are judged where they are defined)."""
         self.depth = depth
+        self.in_function = 0
+        self._moved: set[Path] | None = None
 
     # --- entry points used by the program rules --------------------------------------
 
@@ -131,12 +143,17 @@ class Judge:
             raise Denied(PARSE_REASON) from e
         except RecursionError as e:
             raise Denied(PARSE_REASON) from e
-        self._collect(root)
+        self._collect_functions(root)
         self._visit(root)
 
-    def run_nested(self, command: str) -> None:
-        """Judge text that another shell (``bash -c``, ``eval``) will run."""
-        Judge(self.context, self.cwds, self.functions, self.depth + 1).run(command)
+    def run_nested(self, command: str, *, same_shell: bool = False) -> None:
+        """Judge text that another shell (``bash -c``) or this one (``eval``) will run."""
+        child = Judge(self.context, self.cwds, self.functions, self.depth + 1)
+        child.in_function = self.in_function
+        child.run(command)
+        if same_shell:
+            self.cwds = child.cwds
+            self.seen |= child.seen
 
     def check_path(self, word: Word, *, write: bool, what: str = "path") -> None:
         """Deny unless ``word`` stays inside the project (and out of harness folders)."""
@@ -146,43 +163,63 @@ class Judge:
         """Judge one simple command given as words (also used by wrappers like ``env``)."""
         programs.judge_program(self, words)
 
-    # --- first pass: folders and functions -------------------------------------------
+    def change_folder(self, target: Word | None) -> None:
+        """``cd TARGET`` (``None``: ``popd``): follow the shell into its new folders."""
+        if self.in_function:
+            raise Denied("cd inside a function is not allowed; cd before calling the function")
+        if target is None:
+            self._moved = set(self.seen)
+            self.cwds = set(self.seen)
+            return
+        self.check_path(target, write=False, what="folder")
+        reached = {resolve_in(target.text or "", cwd) for cwd in self.cwds}
+        self._moved = reached
+        certain = all(path.is_dir() for path in reached)
+        self.cwds = reached if certain else self.cwds | reached
+        self.seen |= reached
 
-    def _collect(self, node: Node) -> None:
+    # --- the walk ----------------------------------------------------------------------
+
+    def _collect_functions(self, node: Node) -> None:
         stack = [node]
         while stack:
             current = stack.pop()
             if current.type == "function_definition":
                 name = current.child_by_field_name("name")
                 if name is not None:
-                    self.functions.add((name.text or b"").decode())
-            elif current.type == "command":
-                self._collect_cd(current)
-            stack.extend(reversed(current.children))
+                    self.functions.add(text_of(name))
+            stack.extend(current.children)
 
-    def _collect_cd(self, node: Node) -> None:
-        words = _command_words(node)
-        if len(words) < 2 or words[0].text not in ("cd", "pushd"):
-            return
-        target = next((w for w in words[1:] if not (w.text or "").startswith("-")), None)
-        if target is None or target.text is None or target.glob or target.braces:
-            return
-        reached = {resolve_in(target.text, cwd) for cwd in self.cwds}
-        self.cwds.update(path for path in reached if path.is_relative_to(self.root))
-
-    # --- second pass: judging --------------------------------------------------------
-
-    def _visit(self, node: Node) -> None:
+    def _visit(self, node: Node) -> set[Path]:
+        """Judge ``node``; returns the folders the shell is in if it succeeded, and leaves
+        in ``self.cwds`` the folders it may be in whatever happened."""
         kind = node.type
         if not node.is_named:
             if kind == "&":
                 programs.background(self, "&")
-            return
+            return set(self.cwds)
         if kind == "command":
-            self._command(node, [])
-        elif kind == "redirected_statement":
-            self._redirected(node)
-        elif kind == "file_redirect":
+            return self._command(node, [])
+        if kind == "list":
+            return self._list(node)
+        if kind in _OWN_FOLDER_SCOPES:
+            return self._scoped(node)
+        if kind in _LOOPS:
+            for _ in range(2):
+                self._children(node)
+            return set(self.cwds)
+        if kind == "function_definition":
+            saved = set(self.cwds)
+            self.in_function += 1
+            try:
+                self._children(node)
+            finally:
+                self.in_function -= 1
+            self.cwds = saved
+            return set(saved)
+        if kind == "redirected_statement":
+            return self._redirected(node)
+        if kind == "file_redirect":
             self._redirect(node, extras_allowed=False)
         elif kind == "variable_assignment":
             self._assignment(node)
@@ -190,15 +227,51 @@ class Judge:
             self._declaration(node)
         elif kind in ("ERROR", "coproc"):
             raise Denied(PARSE_REASON)
-        elif kind == "heredoc_redirect":
-            _check_heredoc(node)
-            for child in node.children:
-                self._visit(child)
         else:
-            for child in node.children:
-                self._visit(child)
+            if kind == "heredoc_redirect":
+                _check_heredoc(node)
+            return self._children(node)
+        return set(self.cwds)
 
-    def _command(self, node: Node, extra: list[Word]) -> None:
+    def _children(self, node: Node) -> set[Path]:
+        """Judge children one after the other (``a; b``); the last one's success counts."""
+        ok = set(self.cwds)
+        for child in node.children:
+            if child.is_named or child.type == "&":
+                ok = self._visit(child)
+        return ok
+
+    def _list(self, node: Node) -> set[Path]:
+        """``a && b`` runs ``b`` where ``a`` succeeded; ``a || b`` wherever ``a`` ended."""
+        named = node.named_children
+        operator = next((c.type for c in node.children if c.type in ("&&", "||")), "&&")
+        if len(named) != 2:
+            return self._children(node)
+        left, right = named
+        before = set(self.cwds)
+        ok_left = self._visit(left)
+        all_left = set(self.cwds)
+        if operator == "&&":
+            self.cwds = set(ok_left)
+            ok_right = self._visit(right)
+            self.cwds |= all_left
+            return ok_right
+        self.cwds |= before  # `b` runs where `a` failed: a failed cd did not move
+        ok_right = self._visit(right)
+        return ok_left | ok_right
+
+    def _scoped(self, node: Node) -> set[Path]:
+        """Subshells, pipelines and substitutions: folders they change are given back."""
+        saved = set(self.cwds)
+        for child in node.children:
+            if node.type == "pipeline":
+                self.cwds = set(saved)  # every part of a pipeline is its own subshell
+            if child.is_named or child.type == "&":
+                self._visit(child)
+        self.cwds = saved
+        return set(saved)
+
+    def _command(self, node: Node, extra: list[Word]) -> set[Path]:
         name: Word | None = None
         args: list[Word] = []
         nested: list[Node] = []
@@ -219,12 +292,14 @@ class Judge:
         if name is None:
             if extra:
                 raise Denied(PARSE_REASON)
-            return
-        self.judge_words([name, *args, *extra])
-        for child in nested:  # substitutions inside the words run too
+            return set(self.cwds)
+        for child in nested:  # substitutions inside the words run first
             self._visit(child)
+        self._moved = None
+        self.judge_words([name, *args, *extra])
+        return set(self._moved) if self._moved is not None else set(self.cwds)
 
-    def _redirected(self, node: Node) -> None:
+    def _redirected(self, node: Node) -> set[Path]:
         body: Node | None = node.child_by_field_name("body")
         extra: list[Word] = []
         for child in node.named_children:
@@ -237,13 +312,12 @@ class Judge:
         if body is None:
             if extra:
                 raise Denied(PARSE_REASON)
-            return
+            return set(self.cwds)
         if body.type == "command":
-            self._command(body, extra)
-            return
+            return self._command(body, extra)
         if extra:
             raise Denied(PARSE_REASON)
-        self._visit(body)
+        return self._visit(body)
 
     def _redirect(self, node: Node, *, extras_allowed: bool) -> list[Word]:
         """Judge a file redirection; returns the words tree-sitter put after its target
@@ -314,16 +388,6 @@ def _check_heredoc(node: Node) -> None:
             "this here-document runs the backquoted text in it; quote its delimiter "
             "(<<'EOF') so the text is written as it is"
         )
-
-
-def _command_words(node: Node) -> list[Word]:
-    words: list[Word] = []
-    for child in node.named_children:
-        if child.type == "command_name" and child.named_children:
-            words.append(word_of(child.named_children[0]))
-        elif child.type not in ("variable_assignment",) and not child.type.endswith("_redirect"):
-            words.append(word_of(child))
-    return words
 
 
 def _check_characters(command: str) -> None:

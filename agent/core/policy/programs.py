@@ -42,7 +42,7 @@ TEXT_PROGRAMS = frozenset(
         "echo", "printf", "true", "false", "test", "[", ":", "seq", "sleep", "expr",
         "basename", "dirname", "which", "type", "whoami", "id", "uname", "nproc", "printenv",
         "tr", "yes", "read", "set", "wait", "exit", "return", "break", "continue", "shift",
-        "let", "getopts", "umask", "popd", "dirs", "jobs", "unalias", "unset", "shopt",
+        "let", "getopts", "umask", "dirs", "jobs", "unalias", "unset", "shopt",
         "mapfile", "readarray", "hash", "locale", "tty", "arch", "cal",
     }
 )  # fmt: skip
@@ -354,7 +354,11 @@ def _cd(judge: Judge, program: str, args: list[Word]) -> None:
                      "cd into a project folder")  # fmt: skip
     if any(w.text == "-" for w in args):
         raise Denied("cd - returns to a folder the harness cannot follow; name the folder")
-    judge.check_path(targets[0], write=False, what="folder")
+    judge.change_folder(targets[0])
+
+
+def _popd(judge: Judge, program: str, args: list[Word]) -> None:
+    judge.change_folder(None)
 
 
 def _find(judge: Judge, program: str, args: list[Word]) -> None:
@@ -484,7 +488,7 @@ def _eval(judge: Judge, program: str, args: list[Word]) -> None:
             "eval of text built from variables or substitutions runs commands the harness "
             "cannot check; run the command directly"
         )
-    judge.run_nested(" ".join(w.text or "" for w in args))
+    judge.run_nested(" ".join(w.text or "" for w in args), same_shell=True)
 
 
 def _source(judge: Judge, program: str, args: list[Word]) -> None:
@@ -515,6 +519,7 @@ RULES: dict[str, Rule] = {
     "ln": _ln,
     "cd": _cd,
     "pushd": _cd,
+    "popd": _popd,
     "find": _find,
     "tar": _tar,
     "env": _env,
