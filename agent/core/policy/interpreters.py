@@ -40,7 +40,7 @@ PYTHON_MODULES = frozenset(
     }
 )  # fmt: skip
 _SHELL_OK_FLAGS = frozenset("exuvnEhBCHPTfa")
-_AWK_DANGER = re.compile(r"system\s*\(|getline|\||print[f]?[^;}]*>|ENVIRON|PROCINFO")
+_AWK_DANGER = re.compile(r"system\s*\(|getline|\||print[f]?[^;}]*>|ENVIRON|PROCINFO|@load|@include")
 
 
 def is_python(program: str) -> bool:
@@ -73,7 +73,7 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
         for position, flag in enumerate(cluster):
             if flag == "c":
                 _one_liner(judge, f"{program} -c")
-                check_paths(judge, args[index + 2 :])
+                check_paths(judge, args[index + 2 :], write=True)
                 return
             if flag == "i":
                 raise Denied(f"{program} -i is interactive; run a script or the tests instead")
@@ -89,9 +89,9 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
         index += 1
     if index >= len(args) or args[index].text == "-":
         _one_liner(judge, f"{program} reading its program from standard input")
-        check_paths(judge, args[index + 1 :])
+        check_paths(judge, args[index + 1 :], write=True)
         return
-    check_paths(judge, args[index:])
+    check_paths(judge, args[index:], write=True)
 
 
 def _module(judge: Judge, program: str, module: str | None, rest: list[Word]) -> None:
@@ -107,7 +107,7 @@ def _module(judge: Judge, program: str, module: str | None, rest: list[Word]) ->
         if module in ("coverage",) and rest and rest[0].text == "run":
             _coverage_run(judge, rest[1:])
             return
-        check_paths(judge, rest)
+        check_paths(judge, rest, write=True)
         return
     raise Denied(
         f"{program} -m {module} is not a module of the project nor an allowed tool "
@@ -144,7 +144,7 @@ def coverage(judge: Judge, program: str, args: list[Word]) -> None:
     if args and args[0].text == "run":
         _coverage_run(judge, args[1:])
         return
-    check_paths(judge, args)
+    check_paths(judge, args, write=True)
 
 
 _ONE_LINER_FLAGS: dict[str, tuple[str, ...]] = {
@@ -182,13 +182,13 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
         )  # fmt: skip
         if text.split("=", 1)[0] in flags or bundled_e:
             _one_liner(judge, f"{program} {text}")
-            check_paths(judge, args[index + 2 :])
+            check_paths(judge, args[index + 2 :], write=True)
             return
         index += 1
     if index >= len(args) or args[index].text == "-":
         _one_liner(judge, f"{program} reading its program from standard input")
         return
-    check_paths(judge, args[index:])
+    check_paths(judge, args[index:], write=True)
 
 
 def shell(judge: Judge, program: str, args: list[Word]) -> None:
@@ -239,7 +239,7 @@ def shell(judge: Judge, program: str, args: list[Word]) -> None:
             f"{program} reading commands from its input runs text the harness cannot check; "
             "run the commands directly"
         )
-    check_paths(judge, args[index:])
+    check_paths(judge, args[index:], write=True)
 
 
 def awk(judge: Judge, program: str, args: list[Word]) -> None:
@@ -273,10 +273,12 @@ def awk(judge: Judge, program: str, args: list[Word]) -> None:
             f"this {program} program runs commands or writes files (system, getline, pipes "
             "or >); use awk only to read and print"
         )
-    check_paths(judge, args[index + 1 :])
+    check_paths(judge, args[index + 1 :], write=True)
 
 
 _SED_WRITE_FLAGS = frozenset("we")
+#: Every command letter of GNU sed (``e``, ``w``, ``W``, ``r``, ``R`` are refused below).
+_SED_LETTERS = frozenset("aicdDgGhHlnNpPqQsStTvxyz=#:bFeWwrR}")
 
 
 def sed(judge: Judge, program: str, args: list[Word]) -> None:
@@ -337,6 +339,8 @@ def sed_script_danger(script: str) -> str | None:
         if not command:
             continue
         letter = command[0]
+        if letter not in _SED_LETTERS:
+            return "the harness could not read this sed script; write it more simply"
         if letter in "eWwrR":
             return (
                 f"the sed command {letter!r} runs a program or reads or writes another file; "

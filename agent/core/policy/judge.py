@@ -205,6 +205,9 @@ class Judge:
         if kind in _OWN_FOLDER_SCOPES:
             return self._scoped(node)
         if kind in _LOOPS:
+            variable = node.child_by_field_name("variable")
+            if variable is not None:
+                check_variable_name(text_of(variable))
             for _ in range(2):
                 self._children(node)
             return set(self.cwds)
@@ -228,6 +231,8 @@ class Judge:
         elif kind in ("ERROR", "coproc"):
             raise Denied(PARSE_REASON)
         else:
+            if kind == "expansion":
+                _check_expansion(node)
             if kind == "heredoc_redirect":
                 _check_heredoc(node)
             return self._children(node)
@@ -343,10 +348,16 @@ class Judge:
 
     def _assignment(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
-        name = (name_node.text or b"").decode() if name_node is not None else ""
-        check_variable_name(name)
+        name = text_of(name_node) if name_node is not None else ""
+        check_variable_name(name.partition("[")[0])
         for child in node.named_children:
             if child != name_node:
+                value = word_of(child)
+                if value.text is not None and ("$(" in value.text or "`" in value.text):
+                    raise Denied(
+                        f"the value of {name} holds a command substitution that bash would "
+                        "run where the variable is used in arithmetic; not allowed"
+                    )
                 self._visit(child)
 
     def _declaration(self, node: Node) -> None:
@@ -358,6 +369,8 @@ class Judge:
             word = word_of(child)
             if word.text is not None and word.text.startswith("-") and "f" in word.text:
                 raise Denied(f"{keyword} -f shares functions with other shells; not allowed")
+            if word.text is not None and word.text.startswith("-") and "n" in word.text:
+                raise Denied(f"{keyword} -n makes a name refer to another variable; not allowed")
             if keyword == "export" and word.text is not None and not word.text.startswith("-"):
                 check_variable_name(word.text)
             self._visit(child)
@@ -375,6 +388,16 @@ def check_variable_name(name: str) -> None:
             f"setting {name} changes which programs run or how; it is not allowed "
             "(set only the project's own variables)"
         )
+
+
+def _check_expansion(node: Node) -> None:
+    """``${X:=v}`` and ``${X=v}`` assign; ``${x@P}`` runs the substitutions in a value."""
+    operators = {c.type for c in node.children if not c.is_named}
+    name = next((text_of(c) for c in node.named_children if c.type == "variable_name"), "")
+    if operators & {"=", ":="} and name:
+        check_variable_name(name)
+    if text_of(node).endswith("@P}"):
+        raise Denied("${…@P} runs the command substitutions held in a variable; not allowed")
 
 
 def _check_heredoc(node: Node) -> None:

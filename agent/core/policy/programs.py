@@ -41,24 +41,25 @@ TEXT_PROGRAMS = frozenset(
     {
         "echo", "printf", "true", "false", "test", "[", ":", "seq", "sleep", "expr",
         "basename", "dirname", "which", "type", "whoami", "id", "uname", "nproc", "printenv",
-        "tr", "yes", "read", "set", "wait", "exit", "return", "break", "continue", "shift",
-        "let", "getopts", "umask", "dirs", "jobs", "unalias", "unset", "shopt",
-        "mapfile", "readarray", "hash", "locale", "tty", "arch", "cal",
+        "tr", "yes", "set", "wait", "exit", "return", "break", "continue", "shift",
+        "let", "umask", "dirs", "jobs", "unalias", "unset",
+        "locale", "tty", "arch", "cal",
     }
 )  # fmt: skip
 #: Programs that read the files they are given.
 READ_PROGRAMS = frozenset(
     {
-        "cat", "head", "tail", "wc", "ls", "nl", "tac", "uniq", "cut", "paste", "join",
-        "comm", "diff", "diff3", "cmp", "file", "stat", "du", "tree", "md5sum", "sha1sum",
-        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "xxd", "od",
+        "cat", "head", "tail", "wc", "ls", "nl", "tac", "cut", "paste", "join",
+        "comm", "diff", "diff3", "cmp", "file", "stat", "du", "md5sum", "sha1sum",
+        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "od",
         "hexdump", "strings", "realpath", "readlink", "column", "fold", "fmt", "expand",
-        "unexpand", "rev", "base64", "base32", "pwd", "df", "zcat", "iconv",
+        "unexpand", "rev", "base64", "base32", "pwd", "df", "zcat",
     }
 )  # fmt: skip
 #: Programs that change the files they are given.
 WRITE_PROGRAMS = frozenset(
     {"touch", "mkdir", "rmdir", "cp", "mv", "tee", "truncate", "install", "split", "csplit",
+     "uniq", "tree", "xxd", "iconv",
      "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zip", "unzip", "patch"}
 )  # fmt: skip
 
@@ -87,7 +88,7 @@ _CATEGORIES: dict[str, tuple[frozenset[str], str]] = {
             "taskset chrt ionice cpulimit at batch crontab systemd-run start-stop-daemon "
             "screen tmux builtin exec trap enable alias fc coproc nix-shell busybox toybox "
             "zsh fish csh tcsh sshpass firejail bwrap npx pnpx bunx uvx pipx run-parts "
-            "eatmydata faketime proot unbuffer rlwrap caller dbus-send msfconsole "
+            "eatmydata faketime proot unbuffer rlwrap caller dbus-send msfconsole hash shopt "
         ),
         "{p} runs other programs in a way the harness cannot check; run the command "
         "directly instead",
@@ -139,19 +140,19 @@ def judge_program(judge: Judge, words: list[Word]) -> None:
     texts = [w.text for w in words]
     for preset in judge.context.preset_commands:
         if tuple(texts[: len(preset)]) == preset:
-            check_paths(judge, words[len(preset) :])
+            check_paths(judge, words[len(preset) :], write=True)
             return
     if name.text in judge.functions:
         return  # its body was judged where it was defined
     if program in judge.context.settings.extra_programs:
-        check_paths(judge, args)
+        check_paths(judge, args, write=True)
         return
     rule = rule_for(program)
     if rule is not None:
         rule(judge, program, args)
         return
     if in_project:
-        check_paths(judge, args)  # the project's own script or executable
+        check_paths(judge, args, write=True)  # the project's own script or executable
         return
     raise Denied(denial_for(program))
 
@@ -203,14 +204,18 @@ def _locate(judge: Judge, text: str) -> tuple[str, bool]:
 
 
 def looks_like_path(value: str) -> bool:
-    """An option value that names a place (``--out=/x``, ``--dir=~/x``, ``-o../x``)."""
-    return value.startswith(("/", "~")) or ".." in Path(value).parts
+    """An option value that may name a place (``--out=/x``, ``--junitxml=.git/x``)."""
+    return value.startswith(("/", "~", ".")) or "/" in value
 
 
 def check_paths(
     judge: Judge, args: list[Word], *, write: bool = False, skip_positionals: int = 0
 ) -> None:
-    """Every positional argument is a path; option values that look like paths are too."""
+    """Every positional argument is a path; option values that look like paths are too.
+
+    ``write``: the program may write there (tools, scripts), so the harness's folders are
+    off limits as well.
+    """
     for word in args:
         text = word.text
         if text is None:
@@ -239,6 +244,25 @@ def background(judge: Judge, what: str) -> None:
 def _text(judge: Judge, program: str, args: list[Word]) -> None:
     if program == "date" and any((w.text or "").startswith(("-s", "--set")) for w in args):
         raise Denied("date --set changes the machine's clock; it is not allowed")
+    if program == "printf":
+        texts = [w.text for w in args]
+        if "-v" in texts and texts.index("-v") + 1 < len(texts):
+            _check_names(args[texts.index("-v") + 1 : texts.index("-v") + 2])
+
+
+def _check_names(words: list[Word]) -> None:
+    from agent.core.policy.judge import check_variable_name
+
+    for word in words:
+        if word.text is None:
+            raise Denied(f"the variable name {word.raw} must be written out")
+        check_variable_name(word.text.partition("[")[0])
+
+
+def _reads_variables(judge: Judge, program: str, args: list[Word]) -> None:
+    """read, mapfile, readarray, getopts: the variables they set are checked by name."""
+    names = [w for w in args if w.text is None or w.text.isidentifier()]
+    _check_names(names)
 
 
 def _read(judge: Judge, program: str, args: list[Word]) -> None:
@@ -492,15 +516,10 @@ def _eval(judge: Judge, program: str, args: list[Word]) -> None:
 
 
 def _source(judge: Judge, program: str, args: list[Word]) -> None:
-    target = args[0] if args else None
-    text = target.text if target is not None else None
-    if target is not None and text is not None and Path(text).name == "activate":
-        judge.check_path(target, write=False)
-        if Path(text).parent.name == "bin":
-            return  # a virtual environment's activate script: PATH and VIRTUAL_ENV only
     raise Denied(
-        f"{program} runs a file's commands without the harness seeing them; run the "
-        "commands directly (or run the script as a program)"
+        f"{program} runs a file's commands in this shell without the harness seeing them; "
+        "the project's .venv/bin is already first on PATH, so run python, pytest and the "
+        "project's tools directly"
     )
 
 
@@ -512,6 +531,7 @@ RULES: dict[str, Rule] = {
     **dict.fromkeys(TEXT_PROGRAMS | {"date"}, _text),
     **dict.fromkeys(READ_PROGRAMS, _read),
     **dict.fromkeys(WRITE_PROGRAMS, _write),
+    **dict.fromkeys(("read", "mapfile", "readarray", "getopts"), _reads_variables),
     "sort": _sort,
     "rm": _rm,
     "dd": _dd,

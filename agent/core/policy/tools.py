@@ -53,7 +53,7 @@ def linter(judge: Judge, program: str, args: list[Word]) -> None:
     """Test runners and linters: any flags, paths inside the project."""
     from agent.core.policy.programs import check_paths
 
-    check_paths(judge, args)
+    check_paths(judge, args, write=True)
 
 
 def search(judge: Judge, program: str, args: list[Word]) -> None:
@@ -95,6 +95,7 @@ def search(judge: Judge, program: str, args: list[Word]) -> None:
     if not pattern_given and files:
         files.pop(0)  # the pattern: text, not a path
     check_paths(judge, files)
+    check_paths(judge, [w for w in args if (w.text or "").startswith("-")])
 
 
 def pip(judge: Judge, program: str, args: list[Word]) -> None:
@@ -106,7 +107,7 @@ def pip(judge: Judge, program: str, args: list[Word]) -> None:
         _network(judge, f"pip {sub}")
     elif sub in ("config", "cache"):
         raise Denied(f"pip {sub} changes pip's own settings; not allowed")
-    check_paths(judge, args)
+    check_paths(judge, args, write=True)
 
 
 _NPM_RUN = frozenset({"test", "t", "tst", "run", "run-script", "rum", "urn", "ls", "list",
@@ -126,7 +127,7 @@ def npm(judge: Judge, program: str, args: list[Word]) -> None:
     from agent.core.policy.programs import check_paths
 
     if any((w.text or "").startswith(("--prefix", "-C", "--dir", "--cwd")) for w in args):
-        check_paths(judge, args)
+        check_paths(judge, args, write=True)
     if any((w.text or "") in ("--script-shell",) or (w.text or "").startswith("--script-shell")
            for w in args):  # fmt: skip
         raise Denied(f"{program} --script-shell changes the shell scripts run in; not allowed")
@@ -173,7 +174,7 @@ def cargo(judge: Judge, program: str, args: list[Word]) -> None:
         _network(judge, f"cargo {sub}")
     elif sub is not None and sub not in _CARGO_OK:
         raise Denied(f"cargo {sub} is not allowed; use cargo build, test, check, clippy or run")
-    check_paths(judge, args)
+    check_paths(judge, args, write=True)
 
 
 _GO_OK = frozenset({"test", "build", "vet", "fmt", "run", "list", "version", "env", "doc",
@@ -199,7 +200,7 @@ def go(judge: Judge, program: str, args: list[Word]) -> None:
         _network(judge, f"go {sub}")
     elif sub is not None and sub not in _GO_OK:
         raise Denied(f"go {sub} is not allowed; use go test, build, vet or run")
-    check_paths(judge, args)
+    check_paths(judge, args, write=True)
 
 
 _UV_VALUE_OPTIONS = frozenset({"--python", "-p", "--extra", "--group", "--project",
@@ -237,7 +238,7 @@ def uv(judge: Judge, program: str, args: list[Word]) -> None:
     if texts[0] in ("sync", "add", "remove", "lock", "tool", "python", "init", "venv",
                     "export", "publish", "build", "self", "cache"):  # fmt: skip
         _network(judge, f"uv {texts[0]}")
-        check_paths(judge, args)
+        check_paths(judge, args, write=True)
         return
     raise Denied(f"uv {texts[0]} is not allowed; use uv run COMMAND")
 
@@ -261,7 +262,7 @@ def poetry(judge: Judge, program: str, args: list[Word]) -> None:
     if texts[0] in ("install", "add", "remove", "update", "lock", "self", "publish", "build",
                     "init", "new", "source", "sync"):  # fmt: skip
         _network(judge, f"poetry {texts[0]}")
-        check_paths(judge, args)
+        check_paths(judge, args, write=True)
         return
     raise Denied(f"poetry {texts[0]} is not allowed; use poetry run COMMAND")
 
@@ -274,7 +275,7 @@ def make(judge: Judge, program: str, args: list[Word]) -> None:
         text = word.text or ""
         if text.startswith(("--eval", "SHELL=", ".SHELLFLAGS=", "MAKESHELL=")):
             raise Denied(f"make {text} changes the commands make runs; not allowed")
-    check_paths(judge, [w for w in args if "=" not in (w.text or "=")])
+    check_paths(judge, [w for w in args if "=" not in (w.text or "=")], write=True)
 
 
 RULES: dict[str, Rule] = {
