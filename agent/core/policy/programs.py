@@ -244,6 +244,14 @@ def background(judge: Judge, what: str) -> None:
 def _text(judge: Judge, program: str, args: list[Word]) -> None:
     if program == "date" and any((w.text or "").startswith(("-s", "--set")) for w in args):
         raise Denied("date --set changes the machine's clock; it is not allowed")
+    if program == "date":  # date -f FILE prints every line of FILE in its errors
+        for index, word in enumerate(args):
+            text = word.text or ""
+            if text in ("-f", "--file") and index + 1 < len(args):
+                judge.check_path(args[index + 1], write=False)
+            elif text.startswith(("-f", "--file=")) and len(text) > 2:
+                value = text.removeprefix("--file=").removeprefix("-f")
+                judge.check_path(Word(word.raw, value), write=False)
     if program == "printf":
         texts = [w.text for w in args]
         if "-v" in texts and texts.index("-v") + 1 < len(texts):
@@ -271,11 +279,23 @@ def _read(judge: Judge, program: str, args: list[Word]) -> None:
     check_paths(judge, args)
 
 
+_PROGRAM_OPTIONS = {
+    "zip": ("-TT", "--unzip-command"),
+    "split": ("--filter",),
+    "install": ("--strip-program", "-s", "--strip"),
+}
+
+
 def _write(judge: Judge, program: str, args: list[Word]) -> None:
     for word in args:
         text = word.text or ""
-        if program in ("zip",) and (text.startswith("-TT") or text == "--unzip-command"):
-            raise Denied("zip -TT runs a program to test the archive; not allowed")
+        if text.startswith(_PROGRAM_OPTIONS.get(program, ())):
+            raise Denied(f"{program} {text} runs another program; not allowed")
+        if program in ("cp", "mv") and Path(text).name in HARNESS_FOLDERS:
+            raise Denied(
+                f"{program} {text} copies a folder that belongs to the harness; "
+                "copy project files only"
+            )
     check_paths(judge, args, write=True)
 
 
