@@ -332,3 +332,13 @@ def test_python_modules_of_the_project_and_tools_run(context: PolicyContext) -> 
     assert verdict(context, "python -m pytest -q") == "allow"
     assert verdict(context, "python -W error -m pytest") == "allow"
     assert "not a module of the project" in verdict(context, "python -m http.server")
+
+
+def test_npx_runs_the_projects_own_tools_only(context: PolicyContext, project: Path) -> None:
+    (project / "node_modules" / ".bin").mkdir(parents=True)
+    (project / "node_modules" / ".bin" / "jest").write_text("#!/bin/sh\n")
+
+    assert verdict(context, "npx jest --ci src") == "allow"
+    assert "fetches packages from the network" in verdict(context, "npx cowsay hi")
+    assert "fetches packages" in verdict(context, "npx -p evil jest")
+    assert "outside the project" in verdict(context, "npx jest /etc")

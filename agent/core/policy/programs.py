@@ -87,7 +87,7 @@ _CATEGORIES: dict[str, tuple[frozenset[str], str]] = {
             "xargs parallel watch script expect flock strace ltrace gdb lldb valgrind "
             "taskset chrt ionice cpulimit at batch crontab systemd-run start-stop-daemon "
             "screen tmux builtin exec trap enable alias fc coproc nix-shell busybox toybox "
-            "zsh fish csh tcsh sshpass firejail bwrap npx pnpx bunx uvx pipx run-parts "
+            "zsh fish csh tcsh sshpass firejail bwrap pnpx bunx uvx pipx run-parts "
             "eatmydata faketime proot unbuffer rlwrap caller dbus-send msfconsole hash shopt "
         ),
         "{p} runs other programs in a way the harness cannot check; run the command "

@@ -278,6 +278,27 @@ def make(judge: Judge, program: str, args: list[Word]) -> None:
     check_paths(judge, [w for w in args if "=" not in (w.text or "=")], write=True)
 
 
+def npx(judge: Judge, program: str, args: list[Word]) -> None:
+    """``npx TOOL`` runs the project's own ``node_modules/.bin/TOOL``; anything else would be
+    downloaded, which needs the network."""
+    from agent.core.policy.programs import check_paths
+
+    options = [w for w in args if (w.text or "").startswith("-")]
+    if any(w.text in ("-p", "--package", "-c", "--call") for w in options):
+        _network(judge, f"{program} {options[0].text}")
+    tool = next((w for w in args if not (w.text or "-").startswith("-")), None)
+    if tool is None or tool.text is None:
+        raise Denied(f"{program} needs the name of a tool of the project written out")
+    name = tool.text.split("@", 1)[0] if not tool.text.startswith("@") else tool.text
+    local = any(
+        (folder / "node_modules" / ".bin" / name).exists() for folder in (judge.root, *judge.cwds)
+    )
+    if not local or "/" in name:
+        _network(judge, f"{program} {tool.text} (not installed in the project)")
+    rest = args[args.index(tool) + 1 :]
+    check_paths(judge, rest, write=True)
+
+
 RULES: dict[str, Rule] = {
     **dict.fromkeys(LINTERS, linter),
     **dict.fromkeys(("grep", "egrep", "fgrep", "rg", "ag", "jq"), search),
@@ -288,4 +309,5 @@ RULES: dict[str, Rule] = {
     "uv": uv,
     "poetry": poetry,
     "make": make,
+    "npx": npx,
 }
