@@ -15,12 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.core.policy.arguments import Rule
 from agent.core.policy.context import Denied
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
     from agent.core.policy.judge import Judge
-    from agent.core.policy.programs import Rule
 
 READ_ONLY = frozenset(
     {

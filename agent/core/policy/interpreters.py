@@ -21,12 +21,12 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.core.policy import tools
+from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
     from agent.core.policy.judge import Judge
-    from agent.core.policy.programs import Rule
 
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?")
 _PY_VALUE_FLAGS = frozenset("WXQ")
@@ -58,8 +58,6 @@ def _one_liner(judge: Judge, what: str) -> None:
 
 def python(judge: Judge, program: str, args: list[Word]) -> None:
     """``python [options] (script | -m module | -c code | -)``."""
-    from agent.core.policy.programs import check_paths
-
     index = 0
     while index < len(args):
         text = args[index].text
@@ -95,8 +93,6 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
 
 
 def _module(judge: Judge, program: str, module: str | None, rest: list[Word]) -> None:
-    from agent.core.policy.programs import check_paths
-
     if module is None:
         raise Denied(f"{program} -m needs a module name written out")
     top = module.split(".")[0]
@@ -139,8 +135,6 @@ def _project_module(judge: Judge, top: str) -> bool:
 
 def coverage(judge: Judge, program: str, args: list[Word]) -> None:
     """``coverage run …`` runs Python; its other subcommands read and write reports."""
-    from agent.core.policy.programs import check_paths
-
     if args and args[0].text == "run":
         _coverage_run(judge, args[1:])
         return
@@ -163,8 +157,6 @@ _ONE_LINER_FLAGS: dict[str, tuple[str, ...]] = {
 
 def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
     """node, perl, ruby, php, lua, Rscript: a project script yes, inline code no."""
-    from agent.core.policy.programs import check_paths
-
     flags = _ONE_LINER_FLAGS.get(program, ())
     index = 0
     while index < len(args):
@@ -193,8 +185,6 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
 
 def shell(judge: Judge, program: str, args: list[Word]) -> None:
     """bash/sh/dash/ksh: ``-c`` text is judged; a script must be a project file."""
-    from agent.core.policy.programs import check_paths
-
     index = 0
     wants_command = False
     while index < len(args):
@@ -244,8 +234,6 @@ def shell(judge: Judge, program: str, args: list[Word]) -> None:
 
 def awk(judge: Judge, program: str, args: list[Word]) -> None:
     """awk's program is scanned for ``system``, ``getline``, pipes and file output."""
-    from agent.core.policy.programs import check_paths
-
     index = 0
     while index < len(args):
         text = args[index].text
@@ -283,8 +271,6 @@ _SED_LETTERS = frozenset("aicdDgGhHlnNpPqQsStTvxyz=#:bFeWwrR}")
 
 def sed(judge: Judge, program: str, args: list[Word]) -> None:
     """sed scripts may not run commands (``e``, ``s///e``) or read or write other files."""
-    from agent.core.policy.programs import check_paths
-
     scripts: list[str] = []
     positionals: list[Word] = []
     in_place = explicit = False

@@ -21,6 +21,7 @@ import unicodedata
 from pathlib import Path
 
 from agent.core.policy import programs
+from agent.core.policy.arguments import background
 from agent.core.policy.context import Denied, PolicyContext
 from agent.core.policy.paths import check_path, resolve_in
 from agent.core.policy.syntax import (
@@ -32,6 +33,7 @@ from agent.core.policy.syntax import (
     text_of,
     word_of,
 )
+from agent.core.policy.variables import check_variable_name
 
 #: How deep ``bash -c "eval '…'"`` may nest before the judge gives up.
 MAX_DEPTH = 4
@@ -43,56 +45,6 @@ _OWN_FOLDER_SCOPES = frozenset(
 _LOOPS = frozenset({"while_statement", "for_statement", "c_style_for_statement"})
 _DUP_OPERATORS = frozenset({">&", "<&"})
 _READ_OPERATORS = frozenset({"<"})
-#: Variables that change how programs are found or what they run, or reach the harness.
-_GUARDED_VARIABLES = frozenset(
-    {
-        "PATH",
-        "IFS",
-        "ENV",
-        "BASH_ENV",
-        "PROMPT_COMMAND",
-        "PS1",
-        "PS2",
-        "PS3",
-        "PS4",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "HOME",
-        "CDPATH",
-        "GLOBIGNORE",
-        "PAGER",
-        "MANPAGER",
-        "EDITOR",
-        "VISUAL",
-        "BROWSER",
-        "PYTHONSTARTUP",
-        "PYTHONHOME",
-        "PYTHONBREAKPOINT",
-        "PYTHONINSPECT",
-        "NODE_OPTIONS",
-        "PERL5OPT",
-        "PERL5LIB",
-        "PERLLIB",
-        "RUBYOPT",
-        "RUBYLIB",
-        "LESSOPEN",
-        "LESSCLOSE",
-        "HISTFILE",
-        "FPATH",
-        "SHELL",
-        "TMOUT",
-    }
-)
-_GUARDED_PREFIXES: tuple[str, ...] = (
-    "LD_",
-    "DYLD_",
-    "GIT_",
-    "BASH_FUNC_",
-    "SSH_",
-    "HARNESS_",
-    "ANTHROPIC_",
-)
-_GUARDED_PREFIXES += ("CLAUDE_", "GITLAB_", "SUDO_")
 
 
 def judge_command(command: str, context: PolicyContext, cwd: Path | None = None) -> str | None:
@@ -196,7 +148,7 @@ class Judge:
         kind = node.type
         if not node.is_named:
             if kind == "&":
-                programs.background(self, "&")
+                background(self, "&")
             return set(self.cwds)
         if kind == "command":
             return self._command(node, [])
@@ -374,20 +326,6 @@ class Judge:
             if keyword == "export" and word.text is not None and not word.text.startswith("-"):
                 check_variable_name(word.text)
             self._visit(child)
-
-
-def check_variable_name(name: str) -> None:
-    """Deny setting a variable that changes what programs run or reaches the harness."""
-    upper = name.upper()
-    if (
-        name in _GUARDED_VARIABLES
-        or upper.startswith(_GUARDED_PREFIXES)
-        or upper.endswith("_PROXY")
-    ):
-        raise Denied(
-            f"setting {name} changes which programs run or how; it is not allowed "
-            "(set only the project's own variables)"
-        )
 
 
 def _check_expansion(node: Node) -> None:

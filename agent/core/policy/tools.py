@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
     from agent.core.policy.judge import Judge
-    from agent.core.policy.programs import Rule
 
 LINTERS = frozenset(
     {
@@ -51,15 +51,11 @@ def _network(judge: Judge, what: str) -> None:
 
 def linter(judge: Judge, program: str, args: list[Word]) -> None:
     """Test runners and linters: any flags, paths inside the project."""
-    from agent.core.policy.programs import check_paths
-
     check_paths(judge, args, write=True)
 
 
 def search(judge: Judge, program: str, args: list[Word]) -> None:
     """grep/rg/jq: the first positional is the pattern unless ``-e``/``-f`` gave one."""
-    from agent.core.policy.programs import check_paths
-
     family = _PATTERN_PROGRAMS.get(program, program)
     with_value = _PATTERN_VALUE_OPTIONS.get(family, frozenset())
     pattern_given = False
@@ -100,8 +96,6 @@ def search(judge: Judge, program: str, args: list[Word]) -> None:
 
 def pip(judge: Judge, program: str, args: list[Word]) -> None:
     """pip lists and shows; installing fetches from the network."""
-    from agent.core.policy.programs import check_paths
-
     sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
     if sub in ("install", "download", "wheel", "uninstall", "index", "search"):
         _network(judge, f"pip {sub}")
@@ -124,8 +118,6 @@ _YARN_RUN = frozenset({"test", "run", "lint", "build", "typecheck", "check", "fo
 
 def npm(judge: Judge, program: str, args: list[Word]) -> None:
     """npm/yarn/pnpm: test and run the project's scripts; installs need the network."""
-    from agent.core.policy.programs import check_paths
-
     if any((w.text or "").startswith(("--prefix", "-C", "--dir", "--cwd")) for w in args):
         check_paths(judge, args, write=True)
     if any((w.text or "") in ("--script-shell",) or (w.text or "").startswith("--script-shell")
@@ -164,8 +156,6 @@ _CARGO_NETWORK = frozenset({"install", "add", "update", "fetch", "search", "publ
 
 def cargo(judge: Judge, program: str, args: list[Word]) -> None:
     """cargo builds, tests and runs the project; ``--config`` and installs are denied."""
-    from agent.core.policy.programs import check_paths
-
     for word in args:
         if (word.text or "").startswith("--config") or word.text == "-Z":
             raise Denied("cargo --config can make cargo run programs; use the project's config")
@@ -184,8 +174,6 @@ _GO_NETWORK = frozenset({"get", "install", "download", "tidy"})
 
 def go(judge: Judge, program: str, args: list[Word]) -> None:
     """go tests, builds and runs the project; ``-exec``/``-toolexec`` and downloads are not."""
-    from agent.core.policy.programs import check_paths
-
     texts = [w.text or "" for w in args]
     for text in texts:
         if text.lstrip("-").startswith(("exec", "toolexec", "overlay")):
@@ -210,8 +198,6 @@ _UV_VALUE_OPTIONS = frozenset({"--python", "-p", "--extra", "--group", "--projec
 
 def uv(judge: Judge, program: str, args: list[Word]) -> None:
     """``uv run CMD`` judges CMD; ``uv pip`` follows pip's rules; syncing needs the network."""
-    from agent.core.policy.programs import check_paths
-
     texts = [w.text or "" for w in args]
     if not texts:
         raise Denied("uv needs a subcommand: uv run COMMAND")
@@ -245,8 +231,6 @@ def uv(judge: Judge, program: str, args: list[Word]) -> None:
 
 def poetry(judge: Judge, program: str, args: list[Word]) -> None:
     """``poetry run CMD`` judges CMD; installs need the network."""
-    from agent.core.policy.programs import check_paths
-
     texts = [w.text or "" for w in args]
     if not texts:
         raise Denied("poetry needs a subcommand: poetry run COMMAND")
@@ -269,8 +253,6 @@ def poetry(judge: Judge, program: str, args: list[Word]) -> None:
 
 def make(judge: Judge, program: str, args: list[Word]) -> None:
     """make runs the project's own targets; ``--eval`` and ``SHELL=`` are denied."""
-    from agent.core.policy.programs import check_paths
-
     for word in args:
         text = word.text or ""
         if text.startswith(("--eval", "SHELL=", ".SHELLFLAGS=", "MAKESHELL=")):
@@ -281,8 +263,6 @@ def make(judge: Judge, program: str, args: list[Word]) -> None:
 def npx(judge: Judge, program: str, args: list[Word]) -> None:
     """``npx TOOL`` runs the project's own ``node_modules/.bin/TOOL``; anything else would be
     downloaded, which needs the network."""
-    from agent.core.policy.programs import check_paths
-
     options = [w for w in args if (w.text or "").startswith("-")]
     if any(w.text in ("-p", "--package", "-c", "--call") for w in options):
         _network(judge, f"{program} {options[0].text}")
