@@ -342,3 +342,18 @@ def test_npx_runs_the_projects_own_tools_only(context: PolicyContext, project: P
     assert "fetches packages from the network" in verdict(context, "npx cowsay hi")
     assert "fetches packages" in verdict(context, "npx -p evil jest")
     assert "outside the project" in verdict(context, "npx jest /etc")
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("cat $'a\\x00b'", "could not check a path of this command (ValueError)"),
+        ("(" * 3000 + "ls" + ")" * 3000, "could not parse this command"),
+        ("echo " + "$(" * 500 + "ls" + ")" * 500, "could not parse this command"),
+    ],
+    ids=["nul-byte", "deep-subshells", "deep-substitutions"],
+)
+def test_hostile_input_is_denied_not_raised(
+    context: PolicyContext, command: str, reason: str
+) -> None:
+    assert reason in verdict(context, command)

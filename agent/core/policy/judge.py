@@ -37,7 +37,8 @@ from agent.core.policy.variables import check_variable_name
 
 #: How deep ``bash -c "eval '…'"`` may nest before the judge gives up.
 MAX_DEPTH = 4
-PARSE_REASON = "the harness could not parse this command; write it more simply"
+_SIMPLER = "write it more simply"
+PARSE_REASON = f"the harness could not parse this command; {_SIMPLER}"
 #: Nodes whose changes of folder end with them (each runs in a subshell).
 _OWN_FOLDER_SCOPES = frozenset(
     {"subshell", "pipeline", "command_substitution", "process_substitution"}
@@ -61,6 +62,12 @@ def judge_command(command: str, context: PolicyContext, cwd: Path | None = None)
         Judge(context, {start}, set()).run(command)
     except Denied as denial:
         return str(denial).replace("\n", "\\n")  # one line, whatever the command held
+    except RecursionError:
+        return PARSE_REASON
+    except (OSError, ValueError) as e:  # a path the system refuses (a NUL byte, too long)
+        return (
+            f"the harness could not check a path of this command ({type(e).__name__}); {_SIMPLER}"
+        )
     return None
 
 
