@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core import phases
+from agent.core.hooks import install_policy
 from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
+from agent.core.policy import PolicyContext
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
 from agent.core.secrecy import Secrecy
@@ -160,6 +162,10 @@ async def run_agent(
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
+    test_command = info.spec.test_command or project_env.test_command
+    install_policy(
+        PolicyContext.for_project(info.spec.project_dir, info.spec.policy, test_command), files
+    )
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
         return await _run(files, info, state, tracker, project_env, log, credentials, key, secrecy)

@@ -94,6 +94,8 @@ class WorkspaceFiles:
         self.checkpoint = root / ".hitl_checkpoint.json"
         self.checkpoint_log = root / ".hitl_checkpoint_log.json"
         self.checkpoint_lock = root / ".hitl_checkpoint.lock"
+        self.policy_counts = root / ".policy_audit.json"
+        self.policy_counts_lock = root / ".policy_audit.lock"
         self.info_lock = root / ".workspace_info.lock"
         self.exit_status = root / ".agent_exit.json"
         self.session_files = root / "session_files.tracked"

@@ -3,12 +3,14 @@
 The CLI lets a tool run when a hook raises, returns nothing or returns an
 invalid decision (measured with claude-agent-sdk 0.2.189), so every PreToolUse
 hook is wrapped by :func:`fail_closed`: any error becomes a deny with its reason.
+
+File tools are kept inside the project here; Bash commands are judged by the command
+policy (:mod:`agent.core.policy`). Every decision is written to the agent's log and
+counted (:mod:`agent.core.policy.audit`).
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,9 @@ from claude_agent_sdk import HookContext, HookMatcher
 from claude_agent_sdk.types import HookInput, HookJSONOutput, SyncHookJSONOutput
 
 from agent.core import trace
-from common.paths import WORKSPACE_ROOT_NAME
+from agent.core.policy import PolicyContext, judge_command
+from agent.core.policy.audit import AuditTrail
+from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles
 
 HookResult = HookJSONOutput
 Hook = Callable[[HookInput, str | None, HookContext], Awaitable[HookJSONOutput]]
@@ -35,17 +39,6 @@ PATH_KEYS: dict[str, tuple[str, ...]] = {
 }
 WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 _VALID_DECISIONS = frozenset({"allow", "deny", "ask"})
-
-#: git subcommands the harness owns: the model must not commit, move or rewrite branches.
-_GIT_OWNED = frozenset(
-    {"commit", "push", "checkout", "switch", "reset", "rebase", "merge", "branch"}
-)
-#: git's global options that take a separate argument (``git -C dir commit``).
-_GIT_OPTIONS_WITH_ARGUMENT = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
-#: Words that run the rest of their segment as a command.
-_WRAPPERS = frozenset({"env", "command", "exec", "nohup", "sudo", "time", "xargs", "nice"})
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def allow() -> SyncHookJSONOutput:
@@ -83,16 +76,50 @@ def fail_closed(hook: Hook) -> Hook:
     return guarded
 
 
+@dataclass(frozen=True)
+class PolicySetup:
+    """What an agent process installs for its project: the policy context and the audit."""
+
+    context: PolicyContext
+    files: WorkspaceFiles | None = None
+
+
+_INSTALLED: dict[Path, PolicySetup] = {}
+
+
+def install_policy(context: PolicyContext, files: WorkspaceFiles | None = None) -> None:
+    """Make ``context`` (and counting into ``files``) the policy of its project.
+
+    Why a registry: sessions build ``ToolPolicy(project_dir)`` and ``build_hooks`` from
+    the project alone; the agent process installs its spec's settings, test command and
+    workspace once at start, and every session of that project finds them.
+    """
+    _INSTALLED[context.project_dir] = PolicySetup(context, files)
+
+
+def installed_policy(project_dir: Path) -> PolicySetup:
+    """The installed setup of ``project_dir``, or the defaults (nothing extra, no counts)."""
+    root = project_dir.resolve()
+    return _INSTALLED.get(root) or PolicySetup(PolicyContext.for_project(root))
+
+
 @dataclass
 class ToolPolicy:
-    """What the model may touch: files inside the project, git left to the harness."""
+    """What the model may touch: files inside the project, Bash judged by the policy."""
 
     project_dir: Path
+    context: PolicyContext | None = None
+    """The command policy's context; the installed one (or the defaults) when ``None``."""
 
-    def check(self, tool_name: str, tool_input: dict[str, Any]) -> str | None:
-        """The reason to refuse this call, or ``None`` to allow it."""
+    def check(
+        self, tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None
+    ) -> str | None:
+        """The reason to refuse this call, or ``None`` to allow it.
+
+        ``cwd`` is the shell's folder as the hook reports it (Bash only).
+        """
         if tool_name == "Bash":
-            return self._check_bash(str(tool_input.get("command", "")))
+            return self._check_bash(str(tool_input.get("command", "")), cwd)
         for key in PATH_KEYS.get(tool_name, ()):
             raw = tool_input.get(key)
             if raw is None:
@@ -114,8 +141,9 @@ class ToolPolicy:
                 return f"{raw} belongs to the harness ({first[0]}/); edit project files only"
         return None
 
-    def _check_bash(self, command: str) -> str | None:
-        return check_git_ownership(command)
+    def _check_bash(self, command: str, cwd: Path | None) -> str | None:
+        context = self.context or installed_policy(self.project_dir).context
+        return judge_command(command, context, cwd)
 
 
 @dataclass
@@ -139,88 +167,28 @@ class FileTracker:
                 self.touched.add(str(resolved.relative_to(root)))
 
 
-def check_git_ownership(command: str, depth: int = 0) -> str | None:
-    """The reason to refuse a shell command that runs a git subcommand the harness owns.
-
-    The command is split at every shell operator (``; & | && || ( ) $( `…```), leading
-    ``NAME=value`` words and wrappers (``env``, ``nohup``, ``sh -c "…"``, ``eval``) are looked
-    through, and git's global options (``-C dir``, ``-c key=value``) are skipped.
-    """
-    if depth > 3:
-        return "command nesting too deep to check"
-    for segment in _segments(command.replace("`", " ; ").replace("\n", " ; ")):
-        words = list(segment)
-        while words and (_ASSIGNMENT.match(words[0]) or Path(words[0]).name in _WRAPPERS):
-            words.pop(0)
-            while words and words[0].startswith("-"):
-                words.pop(0)  # a wrapper's own options
-        if not words:
-            continue
-        program = Path(words[0]).name
-        if program == "timeout" and len(words) > 2:
-            words = words[2:]
-            program = Path(words[0]).name
-        if program in _SHELLS and "-c" in words[1:-1]:
-            nested = words[words.index("-c") + 1]
-            reason = check_git_ownership(nested, depth + 1)
-        elif program == "eval":
-            reason = check_git_ownership(" ".join(words[1:]), depth + 1)
-        elif program == "git":
-            sub = _git_subcommand(words[1:])
-            reason = (
-                f"git {sub} is done by the harness, not the model" if sub in _GIT_OWNED else None
-            )
-        else:
-            reason = None
-        if reason:
-            return reason
-    return None
-
-
-def _segments(command: str) -> list[list[str]]:
-    """Split a shell command into simple commands at every operator and parenthesis."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    segments: list[list[str]] = [[]]
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: fall back to plain words
-        tokens = command.split()
-    for token in tokens:
-        if token and all(char in "();<>|&\n" for char in token):
-            segments.append([])
-        else:
-            segments[-1].append(token.removeprefix("$"))
-    return [segment for segment in segments if segment]
-
-
-def _git_subcommand(args: list[str]) -> str:
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg in _GIT_OPTIONS_WITH_ARGUMENT:
-            index += 2
-        elif arg.startswith("-"):
-            index += 1
-        else:
-            return arg
-    return ""
-
-
 def build_hooks(
-    policy: ToolPolicy, tracker: FileTracker, log: Callable[[str], None]
+    policy: ToolPolicy,
+    tracker: FileTracker,
+    log: Callable[[str], None],
+    audit: AuditTrail | None = None,
 ) -> dict[Any, list[HookMatcher]]:
-    """The hook configuration of a session: the policy before, the file tracker after."""
+    """The hook configuration of a session: the policy before, the file tracker after.
+
+    Every decision goes to ``audit`` (by default: ``log``, and the counts of the
+    workspace installed for the project, if any).
+    """
+    trail = audit or AuditTrail(log, installed_policy(policy.project_dir).files)
 
     async def pre_tool_use(data: HookInput, _id: str | None, _ctx: HookContext) -> HookResult:
         fields: dict[str, Any] = dict(data)
         name = str(fields["tool_name"])
-        reason = policy.check(name, dict(fields.get("tool_input") or {}))
+        tool_input = dict(fields.get("tool_input") or {})
+        cwd = Path(str(fields["cwd"])) if fields.get("cwd") else None
+        reason = policy.check(name, tool_input, cwd)
         trace.policy(name, reason)
-        if reason is not None:
-            log(f"[policy] denied {name}: {reason}")
-            return deny(reason)
-        return allow()
+        trail.record(name, tool_input, reason)
+        return allow() if reason is None else deny(reason)
 
     async def post_tool_use(data: HookInput, _id: str | None, _ctx: HookContext) -> HookResult:
         fields: dict[str, Any] = dict(data)

@@ -13,9 +13,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, gates, git, integrity, phases, prompts, security_counts, trace
+from agent.core import checkpoints, gates, git, integrity, phases, prompts, trace
 from agent.core.decisions import default_decision
 from agent.core.log import AgentLog
+from agent.core.policy import audit
 from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
 from agent.core.secrecy import Secrecy
@@ -166,7 +167,7 @@ class Run:
     def forgery(self, detail: str) -> None:
         """Log and count a decision or switch that no client made; it is ignored."""
         self.log(f"forgery attempt: {detail}; ignored")
-        security_counts.record_forgery(self.files, detail)
+        audit.record_forgery(self.files, detail, log=lambda _line: None)  # logged above
 
     def auto_accept_on(self) -> bool:
         """Whether a client switched auto-accept on (a switch without a valid MAC is off)."""

@@ -1,8 +1,6 @@
-"""Counting rejected forgeries and redactions in the workspace, for ``harness status``.
+"""Counting redactions in the workspace, for ``harness status``.
 
-Until the audit module of issue 8 (item 9) lands, this is where
-``record_forgery(files, detail)`` lives; it keeps the same signature so the two
-can be reconciled by moving the body.
+Rejected forgeries are counted by the audit (:func:`agent.core.policy.audit.record_forgery`).
 """
 
 from __future__ import annotations
@@ -15,16 +13,6 @@ from common.schemas.security import SecurityCounts
 def read(files: WorkspaceFiles) -> SecurityCounts:
     """The counts so far (zero when nothing was recorded)."""
     return read_model_or_none(files.security, SecurityCounts) or SecurityCounts()
-
-
-def record_forgery(files: WorkspaceFiles, detail: str) -> None:
-    """Count one rejected forgery attempt and remember its one-line ``detail``."""
-    with locked(files.security.with_suffix(".lock")):
-        counts = read(files)
-        write_model(
-            files.security,
-            counts.model_copy(update={"forgeries": counts.forgeries + 1, "last_forgery": detail}),
-        )
 
 
 def record_redactions(files: WorkspaceFiles, count: int) -> None:

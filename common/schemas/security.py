@@ -1,4 +1,4 @@
-"""``.security_counts.json``: what the harness refused or hid in one workspace."""
+"""``.security_counts.json``: what the harness hid in one workspace (redactions)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,5 @@ class SecurityCounts(StrictModel):
     """Counts shown by ``harness status``; written by the agent."""
 
     schema_version: Literal[1] = 1
-    forgeries: int = 0
-    """Decisions or auto-accept switches without a valid client MAC, rejected."""
     redactions: int = 0
     """Secrets replaced in logs, checkpoint files, tracker text and tool output."""
-    last_forgery: str | None = None
-    """The latest rejected forgery, in one line."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field, TypeAdapter, field_validator
 
 from common.schemas.base import StrictModel
+from common.schemas.policy import PolicySettings
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -42,6 +43,8 @@ class AgentSpec(StrictModel):
     """The playbook the embedded model answers from (defaults to the demo's)."""
     test_command: str | None = None
     """The project's test command; detected from the project when not given."""
+    policy: PolicySettings | None = None
+    """How far the command policy opens for this project (``None``: the defaults)."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod

@@ -267,7 +267,10 @@ async def test_built_hooks_deny_by_policy_and_track_writes(project: Path) -> Non
 
     assert _decision(denied)[0] == "deny"
     assert _decision(allowed)[0] == "allow"
-    assert logged == ["[policy] denied Bash: git push is done by the harness, not the model"]
+    assert logged == [
+        '[policy] deny Bash "git push": git push is done by the harness, not the model',
+        '[policy] allow Write "src/b.py"',
+    ]
     assert tracker.touched == {"src/b.py"}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -221,4 +222,6 @@ async def test_auto_accept_switched_on_while_waiting_applies_from_the_next_check
     assert deciders[0].startswith("cli:")
     assert set(deciders[1:]) == {"auto-accept"}
     assert len(deciders) >= 7
-    assert " done " in harness("status", "agent_1").stdout.splitlines()[0]
+    status = harness("status", "agent_1").stdout
+    assert " done " in status.splitlines()[0]
+    assert re.search(r"policy: [1-9]\d* allowed, 0 denied, 0 forgeries rejected", status), status

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -91,8 +92,11 @@ def test_a_claude_model_without_credentials_is_refused_before_anything_starts(
 def test_the_clients_key_reaches_the_endpoint_and_no_environ(
     specs: str, daemon_without_key: Path, tmp_path: Path
 ) -> None:
-    seen_file = tmp_path / "seen.json"
-    with Upstream(bash=f"{sys.executable} {PROBE} {seen_file}") as endpoint:
+    # The command policy runs the project's own scripts with paths inside the project.
+    probe = tmp_path / "project" / PROBE.name
+    shutil.copy(PROBE, probe)
+    seen_file = tmp_path / "project" / "seen.json"
+    with Upstream(bash=f"python3 {PROBE.name} {seen_file.name}") as endpoint:
         done = harness(
             "run",
             "--specs",
@@ -109,7 +113,7 @@ def test_the_clients_key_reaches_the_endpoint_and_no_environ(
 
     probed = json.loads(seen_file.read_text())
     commands = [" ".join(process["cmdline"]) for process in probed["processes"]]
-    for program in ("agent.daemon", "agent.cli", "/claude --output-format", str(PROBE)):
+    for program in ("agent.daemon", "agent.cli", "/claude --output-format", PROBE.name):
         assert any(program in command for command in commands), (program, commands)
     for process in probed["processes"]:
         assert KEY not in process["environ"], process["cmdline"]

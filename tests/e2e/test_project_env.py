@@ -29,6 +29,7 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import IssueClosureCheckpoint
+from common.schemas.policy import PolicySettings
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from tests.e2e.agents import finish, log_text, start_agent
 
@@ -84,7 +85,12 @@ def test_the_projects_environment_and_a_refused_false_done() -> None:
     assert importlib.util.find_spec("onlyhere") is None, "the harness must not have it"
     root = Path(tempfile.mkdtemp(prefix="e2p-", dir="/tmp"))
     project = calc_project(root)
-    spec = local_spec(project, DATA / "calc-spec.md", DATA / "false-done-playbook.json")
+    spec = local_spec(
+        project,
+        DATA / "calc-spec.md",
+        DATA / "false-done-playbook.json",
+        policy=PolicySettings(allow_one_liners=True),  # the playbook asks `python -c`
+    )
 
     code, files = run_to_exit(spec)
 

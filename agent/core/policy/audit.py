@@ -1,0 +1,86 @@
+"""The audit: every policy decision and every rejected forgery, logged and counted.
+
+Each PreToolUse decision becomes one line of the agent's log
+(``[policy] deny Bash "curl …": network clients …``) and one count in the workspace's
+``.policy_audit.json``, which ``harness status`` reads, also after the agent ended.
+Counts are updated under a file lock: the agent's hook and a forgery check in another
+process may write at the same moment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from agent.core.log import AgentLog
+from common.atomic import locked, read_model_or_none, write_model
+from common.paths import WorkspaceFiles
+from common.schemas.policy_counts import PolicyCounts
+
+Log = Callable[[str], None]
+
+#: Longest input summary in a log line.
+SUMMARY_LENGTH = 80
+_PATH_KEYS = ("file_path", "notebook_path", "path", "pattern", "url")
+
+
+def summarize(tool_name: str, tool_input: dict[str, Any]) -> str:
+    """A short one-line view of a tool call's input."""
+    if tool_name == "Bash":
+        text = str(tool_input.get("command", ""))
+    else:
+        key = next((k for k in _PATH_KEYS if k in tool_input), None)
+        text = str(tool_input[key]) if key else json.dumps(tool_input, ensure_ascii=False)
+    text = text.replace("\n", " ⏎ ")
+    return text if len(text) <= SUMMARY_LENGTH else text[: SUMMARY_LENGTH - 1] + "…"
+
+
+def decision_line(tool_name: str, tool_input: dict[str, Any], reason: str | None) -> str:
+    """The log line of one decision: ``[policy] allow|deny TOOL "summary"[: reason]``."""
+    verdict = "allow" if reason is None else "deny"
+    line = f'[policy] {verdict} {tool_name} "{summarize(tool_name, tool_input)}"'
+    return line if reason is None else f"{line}: {reason}"
+
+
+def read_counts(files: WorkspaceFiles) -> PolicyCounts:
+    """The workspace's counts (all zero when nothing was recorded yet)."""
+    return read_model_or_none(files.policy_counts, PolicyCounts) or PolicyCounts()
+
+
+def status_line(counts: PolicyCounts) -> str:
+    """What ``harness status`` shows."""
+    return (
+        f"policy: {counts.allowed} allowed, {counts.denied} denied, "
+        f"{counts.forgeries} forgeries rejected"
+    )
+
+
+def _bump(files: WorkspaceFiles, field: str) -> None:
+    with locked(files.policy_counts_lock):
+        counts = read_counts(files)
+        setattr(counts, field, getattr(counts, field) + 1)
+        write_model(files.policy_counts, counts)
+
+
+class AuditTrail:
+    """Where one agent's decisions go: its log, and its workspace's counts (if any)."""
+
+    def __init__(self, log: Log, files: WorkspaceFiles | None = None) -> None:
+        self.log = log
+        self.files = files
+
+    def record(self, tool_name: str, tool_input: dict[str, Any], reason: str | None) -> None:
+        """Log and count one PreToolUse decision (``reason`` ``None`` means allowed)."""
+        self.log(decision_line(tool_name, tool_input, reason))
+        if self.files is not None:
+            _bump(self.files, "allowed" if reason is None else "denied")
+
+
+def record_forgery(files: WorkspaceFiles, detail: str, log: Log | None = None) -> None:
+    """Log and count a rejected forgery (a decision or switch not made by a client).
+
+    ``log`` defaults to this process's standard output, which for an agent is its log.
+    """
+    (log or AgentLog())(f"[policy] forgery rejected: {detail}")
+    _bump(files, "forgeries")

@@ -1,0 +1,215 @@
+"""Programs that read and write files: their paths stay in the project.
+
+Reading programs may read anywhere in the project; writing programs (``rm``, ``cp``,
+``mv``, ``tee``…) also stay out of ``.git/`` and ``.claude-agent/``. ``rm -r`` of the
+project root or of everything in it, ``chmod -R`` and set-id modes are denied; options
+that make a file tool run a program (``tar --to-command``, ``zip -TT``, ``split
+--filter``, ``find -exec``) are denied.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent.core.policy.arguments import Rule, check_paths
+from agent.core.policy.context import Denied
+from agent.core.policy.paths import HARNESS_FOLDERS
+from agent.core.policy.syntax import Word
+
+if TYPE_CHECKING:
+    from agent.core.policy.judge import Judge
+
+#: Programs that read the files they are given.
+READ_PROGRAMS = frozenset(
+    {
+        "cat", "head", "tail", "wc", "ls", "nl", "tac", "cut", "paste", "join",
+        "comm", "diff", "diff3", "cmp", "file", "stat", "du", "md5sum", "sha1sum",
+        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "od",
+        "hexdump", "strings", "realpath", "readlink", "column", "fold", "fmt", "expand",
+        "unexpand", "rev", "base64", "base32", "pwd", "df", "zcat",
+    }
+)  # fmt: skip
+#: Programs that change the files they are given.
+WRITE_PROGRAMS = frozenset(
+    {"touch", "mkdir", "rmdir", "cp", "mv", "tee", "truncate", "install", "split", "csplit",
+     "uniq", "tree", "xxd", "iconv",
+     "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zip", "unzip", "patch"}
+)  # fmt: skip
+
+
+def _read(judge: Judge, program: str, args: list[Word]) -> None:
+    if any((w.text or "").startswith("--compress-program") for w in args):
+        raise Denied(f"{program} --compress-program runs a program; not allowed")
+    check_paths(judge, args)
+
+
+_PROGRAM_OPTIONS = {
+    "zip": ("-TT", "--unzip-command"),
+    "split": ("--filter",),
+    "install": ("--strip-program", "-s", "--strip"),
+}
+
+
+def _write(judge: Judge, program: str, args: list[Word]) -> None:
+    for word in args:
+        text = word.text or ""
+        if text.startswith(_PROGRAM_OPTIONS.get(program, ())):
+            raise Denied(f"{program} {text} runs another program; not allowed")
+        if program in ("cp", "mv") and Path(text).name in HARNESS_FOLDERS:
+            raise Denied(
+                f"{program} {text} copies a folder that belongs to the harness; "
+                "copy project files only"
+            )
+    check_paths(judge, args, write=True)
+
+
+def _sort(judge: Judge, program: str, args: list[Word]) -> None:
+    _read(judge, program, args)
+    for index, word in enumerate(args):
+        if word.text == "-o" and index + 1 < len(args):
+            judge.check_path(args[index + 1], write=True)
+        elif (word.text or "").startswith(("-o", "--output=")) and len(word.text or "") > 2:
+            value = (word.text or "").removeprefix("--output=").removeprefix("-o")
+            judge.check_path(Word(word.raw, value), write=True)
+
+
+def _rm(judge: Judge, program: str, args: list[Word]) -> None:
+    recursive = any(
+        w.text in ("-r", "-R", "--recursive")
+        or (
+            (w.text or "").startswith("-")
+            and not (w.text or "").startswith("--")
+            and set((w.text or "")[1:]) & set("rR")
+        )
+        for w in args
+    )
+    check_paths(judge, args, write=True)
+    if not recursive:
+        return
+    for word in args:
+        text = word.text or ""
+        if text.startswith("-"):
+            continue
+        for cwd in judge.cwds:
+            target = (cwd / text).resolve()
+            whole = word.glob and set(Path(text).name) <= set("*.?")
+            parent = (cwd / text).parent.resolve()
+            if target == judge.root or (whole and parent == judge.root):
+                raise Denied(
+                    f"rm -r {word.raw} would delete the whole project; delete the files "
+                    "or folders you mean by name"
+                )
+
+
+_SETID_MODE = re.compile(r"^[0-7]*[2-7][0-7]{3}$")
+
+
+def _chmod(judge: Judge, program: str, args: list[Word]) -> None:
+    positionals = [w for w in args if not (w.text or "").startswith("-") or w.text == "-"]
+    options = [w for w in args if w not in positionals]
+    if any(
+        w.text in ("--recursive",) or "R" in (w.text or "")[1:]
+        for w in options
+        if not (w.text or "").startswith("--") or w.text == "--recursive"
+    ):
+        raise Denied("chmod -R changes modes of a whole tree; chmod the files you mean by name")
+    if positionals:
+        mode = positionals[0].text or ""
+        if "s" in mode or "t" in mode or _SETID_MODE.match(mode):
+            raise Denied("set-user-ID, set-group-ID and sticky modes are not allowed")
+    check_paths(judge, args, write=True, skip_positionals=1)
+
+
+def _ln(judge: Judge, program: str, args: list[Word]) -> None:
+    check_paths(judge, args, write=True)
+    positionals = [w for w in args if not (w.text or "-").startswith("-")]
+    symbolic = any(
+        w.text == "--symbolic"
+        or ((w.text or "").startswith("-") and not (w.text or "").startswith("--")
+            and "s" in (w.text or ""))
+        for w in args
+    )  # fmt: skip
+    if not symbolic or len(positionals) < 2:
+        return
+    target, link = positionals[0].text or "", positionals[-1].text or ""
+    if Path(target).is_absolute():
+        return  # checked above
+    for cwd in judge.cwds:  # a relative target is read from the link's own folder
+        place = cwd / link
+        folder = place if place.is_dir() else place.parent
+        if not (folder / target).resolve().is_relative_to(judge.root):
+            raise Denied(
+                f"the link target {positionals[0].raw} points outside the project; "
+                "links must stay inside the project"
+            )
+
+
+def _dd(judge: Judge, program: str, args: list[Word]) -> None:
+    for word in args:
+        key, _, value = (word.text or "").partition("=")
+        if word.text is None or (key in ("if", "of") and not value):
+            raise Denied(f"dd {word.raw}: write the files out literally")
+        if key in ("if", "of"):
+            judge.check_path(Word(word.raw, value), write=key == "of")
+
+
+def _find(judge: Judge, program: str, args: list[Word]) -> None:
+    index = 0
+    while index < len(args) and not (args[index].text or "-").startswith(("-", "(", "!", ")")):
+        judge.check_path(args[index], write=False)
+        index += 1
+    expression = args[index:]
+    for position, word in enumerate(expression):
+        text = word.text
+        if text is None:
+            raise Denied(
+                f"the find argument {word.raw} is built from a variable or substitution; "
+                "write it out"
+            )
+        if text in ("-exec", "-execdir", "-ok", "-okdir"):
+            raise Denied(
+                f"find {text} runs programs the harness cannot check; list the files with "
+                "find, then run the command on them by name"
+            )
+        if text in ("-fprint", "-fprint0", "-fprintf", "-fls") and position + 1 < len(expression):
+            judge.check_path(expression[position + 1], write=True)
+        if text == "-files0-from" and position + 1 < len(expression):
+            judge.check_path(expression[position + 1], write=False)
+
+
+_TAR_PROGRAM_OPTIONS = (
+    "--to-command", "--checkpoint-action", "--use-compress-program", "--rsh-command",
+    "--info-script", "--new-volume-script", "--rmt-command", "--absolute-names", "-I", "-F",
+    "-P",
+)  # fmt: skip
+
+
+def _tar(judge: Judge, program: str, args: list[Word]) -> None:
+    for position, word in enumerate(args):
+        text = word.text or ""
+        if text.startswith(_TAR_PROGRAM_OPTIONS) or (
+            position == 0 and not text.startswith("-") and set(text) & set("IFP")
+        ):
+            raise Denied(
+                f"tar {text} runs a program or writes outside the project; use plain "
+                "tar -czf/-xzf with project paths"
+            )
+        if ":" in text and not text.startswith("-"):
+            raise Denied(f"tar would read {text} from another host; archives stay local")
+    check_paths(judge, args[1:] if args and not (args[0].text or "-").startswith("-") else args,
+                write=True)  # fmt: skip
+
+
+RULES: dict[str, Rule] = {
+    **dict.fromkeys(READ_PROGRAMS, _read),
+    **dict.fromkeys(WRITE_PROGRAMS, _write),
+    "sort": _sort,
+    "rm": _rm,
+    "dd": _dd,
+    "chmod": _chmod,
+    "ln": _ln,
+    "find": _find,
+    "tar": _tar,
+}

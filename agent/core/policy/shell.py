@@ -1,0 +1,196 @@
+"""Shell builtins and wrappers: text commands, ``cd``, ``eval``, ``env``, ``timeout``….
+
+Wrappers (``env``, ``timeout``, ``nice``, ``time``, ``command``, ``stdbuf``) are looked
+through: the command they run is judged. ``eval`` of literal text is judged like any
+command; ``source`` is denied. Builtins that set variables (``read``, ``mapfile``,
+``getopts``, ``printf -v``) have the variable names checked. ``nohup``, ``setsid``,
+``disown`` count as backgrounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agent.core.policy.arguments import Rule, background
+from agent.core.policy.context import Denied
+from agent.core.policy.syntax import Word
+from agent.core.policy.variables import check_variable_name
+
+if TYPE_CHECKING:
+    from agent.core.policy.judge import Judge
+
+#: Programs whose arguments are text, not paths.
+TEXT_PROGRAMS = frozenset(
+    {
+        "echo", "printf", "true", "false", "test", "[", ":", "seq", "sleep", "expr",
+        "basename", "dirname", "which", "type", "whoami", "id", "uname", "nproc", "printenv",
+        "tr", "yes", "set", "wait", "exit", "return", "break", "continue", "shift",
+        "let", "umask", "dirs", "jobs", "unalias", "unset",
+        "locale", "tty", "arch", "cal",
+    }
+)  # fmt: skip
+
+
+def _text(judge: Judge, program: str, args: list[Word]) -> None:
+    if program == "date" and any((w.text or "").startswith(("-s", "--set")) for w in args):
+        raise Denied("date --set changes the machine's clock; it is not allowed")
+    if program == "date":  # date -f FILE prints every line of FILE in its errors
+        for index, word in enumerate(args):
+            text = word.text or ""
+            if text in ("-f", "--file") and index + 1 < len(args):
+                judge.check_path(args[index + 1], write=False)
+            elif text.startswith(("-f", "--file=")) and len(text) > 2:
+                value = text.removeprefix("--file=").removeprefix("-f")
+                judge.check_path(Word(word.raw, value), write=False)
+    if program == "printf":
+        texts = [w.text for w in args]
+        if "-v" in texts and texts.index("-v") + 1 < len(texts):
+            _check_names(args[texts.index("-v") + 1 : texts.index("-v") + 2])
+
+
+def _check_names(words: list[Word]) -> None:
+    for word in words:
+        if word.text is None:
+            raise Denied(f"the variable name {word.raw} must be written out")
+        check_variable_name(word.text.partition("[")[0])
+
+
+def _reads_variables(judge: Judge, program: str, args: list[Word]) -> None:
+    """read, mapfile, readarray, getopts: the variables they set are checked by name."""
+    names = [w for w in args if w.text is None or w.text.isidentifier()]
+    _check_names(names)
+
+
+def _cd(judge: Judge, program: str, args: list[Word]) -> None:
+    targets = [w for w in args if not (w.text or "").startswith("-")]
+    if program == "pushd" and not targets:
+        raise Denied("pushd without a folder swaps folders the harness cannot follow")
+    if not targets:
+        raise Denied("cd without a folder goes to the home folder, outside the project; "
+                     "cd into a project folder")  # fmt: skip
+    if any(w.text == "-" for w in args):
+        raise Denied("cd - returns to a folder the harness cannot follow; name the folder")
+    judge.change_folder(targets[0])
+
+
+def _popd(judge: Judge, program: str, args: list[Word]) -> None:
+    judge.change_folder(None)
+
+
+def _wrapper(skip: Callable[[list[Word]], int]) -> Rule:
+    """A program that runs the rest of its arguments as a command."""
+
+    def rule(judge: Judge, program: str, args: list[Word]) -> None:
+        start = skip(args)
+        if start < len(args):
+            judge.judge_words(args[start:])
+
+    return rule
+
+
+def _skip_options(with_value: frozenset[str], positional_values: int = 0) -> Callable[
+    [list[Word]], int
+]:  # fmt: skip
+    def skip(args: list[Word]) -> int:
+        index = 0
+        while index < len(args):
+            text = args[index].text or ""
+            if text == "--":
+                index += 1
+                break
+            if not text.startswith("-") or text == "-":
+                break
+            index += 2 if text in with_value else 1
+        return index + positional_values
+
+    return skip
+
+
+def _env(judge: Judge, program: str, args: list[Word]) -> None:
+    index = 0
+    while index < len(args):
+        text = args[index].text
+        if text is None:
+            raise Denied(f"env {args[index].raw}: write the variables out literally")
+        if text in ("-S", "--split-string") or text.startswith(("-S", "--split-string")):
+            raise Denied("env -S splits a string into a command the harness cannot check")
+        if text in ("-C", "--chdir"):
+            judge.check_path(args[index + 1] if index + 1 < len(args) else Word("", ""),
+                             write=False, what="folder")  # fmt: skip
+            index += 2
+            continue
+        if text in ("-u", "--unset"):
+            index += 2
+            continue
+        if text.startswith("-"):
+            index += 1
+            continue
+        if "=" in text:
+            check_variable_name(text.partition("=")[0])
+            index += 1
+            continue
+        break
+    if index < len(args):
+        judge.judge_words(args[index:])
+
+
+def _command(judge: Judge, program: str, args: list[Word]) -> None:
+    if args and args[0].text in ("-v", "-V"):
+        return
+    start = 1 if args and args[0].text == "-p" else 0
+    if start < len(args):
+        judge.judge_words(args[start:])
+
+
+def _background_wrapper(judge: Judge, program: str, args: list[Word]) -> None:
+    background(judge, program)
+    start = _skip_options(frozenset())(args)
+    if start < len(args):
+        judge.judge_words(args[start:])
+
+
+def _eval(judge: Judge, program: str, args: list[Word]) -> None:
+    if any(w.text is None for w in args):
+        raise Denied(
+            "eval of text built from variables or substitutions runs commands the harness "
+            "cannot check; run the command directly"
+        )
+    judge.run_nested(" ".join(w.text or "" for w in args), same_shell=True)
+
+
+def _source(judge: Judge, program: str, args: list[Word]) -> None:
+    raise Denied(
+        f"{program} runs a file's commands in this shell without the harness seeing them; "
+        "the project's .venv/bin is already first on PATH, so run python, pytest and the "
+        "project's tools directly"
+    )
+
+
+def _disown(judge: Judge, program: str, args: list[Word]) -> None:
+    background(judge, program)
+
+
+RULES: dict[str, Rule] = {
+    **dict.fromkeys(TEXT_PROGRAMS | {"date"}, _text),
+    **dict.fromkeys(("read", "mapfile", "readarray", "getopts"), _reads_variables),
+    "cd": _cd,
+    "pushd": _cd,
+    "popd": _popd,
+    "env": _env,
+    "command": _command,
+    "eval": _eval,
+    "source": _source,
+    ".": _source,
+    "nohup": _background_wrapper,
+    "setsid": _background_wrapper,
+    "disown": _disown,
+    "bg": _disown,
+    "fg": _disown,
+    "timeout": _wrapper(
+        _skip_options(frozenset({"-s", "--signal", "-k", "--kill-after"}), positional_values=1)
+    ),
+    "nice": _wrapper(_skip_options(frozenset({"-n", "--adjustment"}))),
+    "time": _wrapper(_skip_options(frozenset())),
+    "stdbuf": _wrapper(_skip_options(frozenset({"-i", "-o", "-e"}))),
+}

@@ -1,0 +1,293 @@
+"""Development tools: test runners, linters, build tools and package managers.
+
+Test runners and linters (pytest, mypy, ruff, tsc, eslint…) run with any flags; their
+path arguments stay inside the project. Build tools run the project's own targets
+(``make``, ``cargo build|test|run``, ``go test|build|vet``, ``npm test``, ``npm run X``),
+which is running project code. ``uv run`` and ``poetry run`` are looked through: the
+command they run is judged. Package installs (``pip install``, ``npm install``,
+``cargo add``, ``go get``, ``uv sync``…) fetch from the network: denied unless the
+project sets ``allow_network``, with a reason that tells the model to name the
+dependency in its handoff instead. Search tools read their pattern first (``grep PATTERN
+FILES``), so the pattern is not taken for a path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.core.policy.arguments import Rule, check_paths
+from agent.core.policy.context import Denied
+from agent.core.policy.syntax import Word
+
+if TYPE_CHECKING:
+    from agent.core.policy.judge import Judge
+
+LINTERS = frozenset(
+    {
+        "pytest", "py.test", "mypy", "ruff", "black", "isort", "flake8", "pylint",
+        "pyflakes", "pycodestyle", "pydocstyle", "pyright", "tox", "nox", "bandit",
+        "vulture", "tsc", "eslint", "prettier", "jest", "vitest", "mocha", "rustc",
+        "rustfmt", "gofmt", "shellcheck", "yamllint", "markdownlint", "hadolint", "cloc",
+    }
+)  # fmt: skip
+_PATTERN_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "grep": frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file",
+                       "--max-count", "--context", "--label"}),
+    "rg": frozenset({"-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "-M", "-j", "-d",
+                     "--type", "--glob", "--iglob", "--max-depth", "--regexp", "--file",
+                     "--type-not", "--max-count", "--context", "--sort", "--color"}),
+    "jq": frozenset({"-f", "--from-file", "--indent", "--tab"}),
+}  # fmt: skip
+_PATTERN_PROGRAMS = {"egrep": "grep", "fgrep": "grep", "ag": "rg"}
+
+
+def _network(judge: Judge, what: str) -> None:
+    if not judge.context.settings.allow_network:
+        raise Denied(
+            f"{what} fetches packages from the network, which the model's commands cannot "
+            "reach; name the dependency the project needs in your handoff"
+        )
+
+
+def linter(judge: Judge, program: str, args: list[Word]) -> None:
+    """Test runners and linters: any flags, paths inside the project."""
+    check_paths(judge, args, write=True)
+
+
+def search(judge: Judge, program: str, args: list[Word]) -> None:
+    """grep/rg/jq: the first positional is the pattern unless ``-e``/``-f`` gave one."""
+    family = _PATTERN_PROGRAMS.get(program, program)
+    with_value = _PATTERN_VALUE_OPTIONS.get(family, frozenset())
+    pattern_given = False
+    files: list[Word] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        text = word.text
+        if text is None:
+            files.append(word)
+            index += 1
+            continue
+        if text.startswith("--pre") or text.startswith("--hostname-bin"):
+            raise Denied(f"{program} {text} runs a program on every file; not allowed")
+        if text in with_value:
+            if text in ("-e", "--regexp"):
+                pattern_given = True
+            elif text in ("-f", "--file", "--from-file") and index + 1 < len(args):
+                judge.check_path(args[index + 1], write=False)
+                pattern_given = family != "jq"
+            index += 2
+            continue
+        if text.startswith(("--regexp=", "--file=")):
+            pattern_given = True
+        if text.startswith("-") and text != "-":
+            index += 1
+            if text == "--":
+                files.extend(args[index:])
+                break
+            continue
+        files.append(word)
+        index += 1
+    if not pattern_given and files:
+        files.pop(0)  # the pattern: text, not a path
+    check_paths(judge, files)
+    check_paths(judge, [w for w in args if (w.text or "").startswith("-")])
+
+
+def pip(judge: Judge, program: str, args: list[Word]) -> None:
+    """pip lists and shows; installing fetches from the network."""
+    sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
+    if sub in ("install", "download", "wheel", "uninstall", "index", "search"):
+        _network(judge, f"pip {sub}")
+    elif sub in ("config", "cache"):
+        raise Denied(f"pip {sub} changes pip's own settings; not allowed")
+    check_paths(judge, args, write=True)
+
+
+_NPM_RUN = frozenset({"test", "t", "tst", "run", "run-script", "rum", "urn", "ls", "list",
+                      "ll", "la", "version", "help", "explain", "why", "start", "stop",
+                      "restart"})  # fmt: skip
+_NPM_NETWORK = frozenset({"install", "i", "in", "ins", "add", "ci", "update", "up", "upgrade",
+                          "uninstall", "remove", "rm", "un", "exec", "x", "publish", "login",
+                          "adduser", "init", "create", "audit", "outdated", "link", "ln",
+                          "dedupe", "prune", "rebuild", "fund", "search", "view", "info",
+                          "doctor", "install-test", "it", "pack", "dlx", "unpublish"})  # fmt: skip
+_YARN_RUN = frozenset({"test", "run", "lint", "build", "typecheck", "check", "format", "list",
+                       "ls", "why", "start", "tsc", "jest", "vitest"})  # fmt: skip
+
+
+def npm(judge: Judge, program: str, args: list[Word]) -> None:
+    """npm/yarn/pnpm: test and run the project's scripts; installs need the network."""
+    if any((w.text or "").startswith(("--prefix", "-C", "--dir", "--cwd")) for w in args):
+        check_paths(judge, args, write=True)
+    if any((w.text or "") in ("--script-shell",) or (w.text or "").startswith("--script-shell")
+           for w in args):  # fmt: skip
+        raise Denied(f"{program} --script-shell changes the shell scripts run in; not allowed")
+    sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
+    if sub in ("--version", "-v") or (sub is None and any(
+        w.text in ("--version", "-v") for w in args
+    )):  # fmt: skip
+        return
+    if sub is None:
+        if program == "npm":
+            raise Denied("npm needs a subcommand: npm test or npm run SCRIPT")
+        _network(judge, f"{program} (install)")
+        return
+    if sub in _NPM_NETWORK:
+        _network(judge, f"{program} {sub}")
+        return
+    if sub == "config" or sub == "set":
+        raise Denied(f"{program} {sub} changes the package manager's settings; not allowed")
+    if sub in _NPM_RUN or (program != "npm" and sub in _YARN_RUN):
+        return
+    if program != "npm":
+        return  # `yarn lint`: a script of the project's package.json
+    raise Denied(f"npm {sub} is not allowed; use npm test or npm run SCRIPT")
+
+
+_CARGO_OK = frozenset({"build", "b", "test", "t", "check", "c", "clippy", "fmt", "run", "r",
+                       "doc", "d", "bench", "tree", "metadata", "clean", "--version", "-V",
+                       "version", "help", "locate-project", "verify-project",
+                       "pkgid", "nextest", "read-manifest"})  # fmt: skip
+_CARGO_NETWORK = frozenset({"install", "add", "update", "fetch", "search", "publish", "login",
+                            "logout", "owner", "yank", "uninstall", "vendor", "generate-lockfile",
+                            "new", "init"})  # fmt: skip
+
+
+def cargo(judge: Judge, program: str, args: list[Word]) -> None:
+    """cargo builds, tests and runs the project; ``--config`` and installs are denied."""
+    for word in args:
+        if (word.text or "").startswith("--config") or word.text == "-Z":
+            raise Denied("cargo --config can make cargo run programs; use the project's config")
+    sub = next((w.text for w in args if not (w.text or "-").startswith(("-", "+"))), None)
+    if sub in _CARGO_NETWORK:
+        _network(judge, f"cargo {sub}")
+    elif sub is not None and sub not in _CARGO_OK:
+        raise Denied(f"cargo {sub} is not allowed; use cargo build, test, check, clippy or run")
+    check_paths(judge, args, write=True)
+
+
+_GO_OK = frozenset({"test", "build", "vet", "fmt", "run", "list", "version", "env", "doc",
+                    "generate", "help", "mod", "work", "clean"})  # fmt: skip
+_GO_NETWORK = frozenset({"get", "install", "download", "tidy"})
+
+
+def go(judge: Judge, program: str, args: list[Word]) -> None:
+    """go tests, builds and runs the project; ``-exec``/``-toolexec`` and downloads are not."""
+    texts = [w.text or "" for w in args]
+    for text in texts:
+        if text.lstrip("-").startswith(("exec", "toolexec", "overlay")):
+            raise Denied(f"go {text} makes go run another program; not allowed")
+    positionals = [t for t in texts if not t.startswith("-")]
+    sub = positionals[0] if positionals else None
+    if sub == "env" and any(t in ("-w", "-u") for t in texts):
+        raise Denied("go env -w changes go's settings; not allowed")
+    if sub == "mod" and len(positionals) > 1 and positionals[1] in _GO_NETWORK:
+        _network(judge, f"go mod {positionals[1]}")
+    elif sub in _GO_NETWORK:
+        _network(judge, f"go {sub}")
+    elif sub is not None and sub not in _GO_OK:
+        raise Denied(f"go {sub} is not allowed; use go test, build, vet or run")
+    check_paths(judge, args, write=True)
+
+
+_UV_VALUE_OPTIONS = frozenset({"--python", "-p", "--extra", "--group", "--project",
+                               "--directory", "--package", "--env-file", "--index",
+                               "--only-group"})  # fmt: skip
+
+
+def uv(judge: Judge, program: str, args: list[Word]) -> None:
+    """``uv run CMD`` judges CMD; ``uv pip`` follows pip's rules; syncing needs the network."""
+    texts = [w.text or "" for w in args]
+    if not texts:
+        raise Denied("uv needs a subcommand: uv run COMMAND")
+    if texts[0] in ("--version", "-V", "version", "help", "--help", "tree"):
+        return
+    if texts[0] == "run":
+        index = 1
+        while index < len(args) and texts[index].startswith("-"):
+            option = texts[index].split("=", 1)[0]
+            if option in ("--with", "--with-requirements", "--with-editable", "--script"):
+                _network(judge, f"uv run {option}")
+            if option in ("--directory", "--project") and "=" not in texts[index]:
+                judge.check_path(args[index + 1], write=False, what="folder")
+            index += 2 if option in _UV_VALUE_OPTIONS and "=" not in texts[index] else 1
+            if option in ("--with", "--with-requirements", "--with-editable"):
+                index += 0 if "=" in texts[index - 1] else 1
+        if index >= len(args):
+            raise Denied("uv run needs a command")
+        judge.judge_words(args[index:])
+        return
+    if texts[0] == "pip":
+        pip(judge, "uv pip", args[1:])
+        return
+    if texts[0] in ("sync", "add", "remove", "lock", "tool", "python", "init", "venv",
+                    "export", "publish", "build", "self", "cache"):  # fmt: skip
+        _network(judge, f"uv {texts[0]}")
+        check_paths(judge, args, write=True)
+        return
+    raise Denied(f"uv {texts[0]} is not allowed; use uv run COMMAND")
+
+
+def poetry(judge: Judge, program: str, args: list[Word]) -> None:
+    """``poetry run CMD`` judges CMD; installs need the network."""
+    texts = [w.text or "" for w in args]
+    if not texts:
+        raise Denied("poetry needs a subcommand: poetry run COMMAND")
+    if texts[0] == "run":
+        if len(args) < 2:
+            raise Denied("poetry run needs a command")
+        judge.judge_words(args[1:])
+        return
+    if texts[0] in ("show", "check", "version", "--version", "env", "about", "help"):
+        if texts[0] == "env" and texts[1:2] not in (["info"], ["list"]):
+            raise Denied("poetry env changes environments; use poetry env info")
+        return
+    if texts[0] in ("install", "add", "remove", "update", "lock", "self", "publish", "build",
+                    "init", "new", "source", "sync"):  # fmt: skip
+        _network(judge, f"poetry {texts[0]}")
+        check_paths(judge, args, write=True)
+        return
+    raise Denied(f"poetry {texts[0]} is not allowed; use poetry run COMMAND")
+
+
+def make(judge: Judge, program: str, args: list[Word]) -> None:
+    """make runs the project's own targets; ``--eval`` and ``SHELL=`` are denied."""
+    for word in args:
+        text = word.text or ""
+        if text.startswith(("--eval", "SHELL=", ".SHELLFLAGS=", "MAKESHELL=")):
+            raise Denied(f"make {text} changes the commands make runs; not allowed")
+    check_paths(judge, [w for w in args if "=" not in (w.text or "=")], write=True)
+
+
+def npx(judge: Judge, program: str, args: list[Word]) -> None:
+    """``npx TOOL`` runs the project's own ``node_modules/.bin/TOOL``; anything else would be
+    downloaded, which needs the network."""
+    options = [w for w in args if (w.text or "").startswith("-")]
+    if any(w.text in ("-p", "--package", "-c", "--call") for w in options):
+        _network(judge, f"{program} {options[0].text}")
+    tool = next((w for w in args if not (w.text or "-").startswith("-")), None)
+    if tool is None or tool.text is None:
+        raise Denied(f"{program} needs the name of a tool of the project written out")
+    name = tool.text.split("@", 1)[0] if not tool.text.startswith("@") else tool.text
+    local = any(
+        (folder / "node_modules" / ".bin" / name).exists() for folder in (judge.root, *judge.cwds)
+    )
+    if not local or "/" in name:
+        _network(judge, f"{program} {tool.text} (not installed in the project)")
+    rest = args[args.index(tool) + 1 :]
+    check_paths(judge, rest, write=True)
+
+
+RULES: dict[str, Rule] = {
+    **dict.fromkeys(LINTERS, linter),
+    **dict.fromkeys(("grep", "egrep", "fgrep", "rg", "ag", "jq"), search),
+    **dict.fromkeys(("pip", "pip3"), pip),
+    **dict.fromkeys(("npm", "yarn", "pnpm"), npm),
+    "cargo": cargo,
+    "go": go,
+    "uv": uv,
+    "poetry": poetry,
+    "make": make,
+    "npx": npx,
+}
