@@ -36,6 +36,7 @@ from agent.core.session import SessionConfig
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.factory import make_tracker
 from common import help_text
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
@@ -54,6 +55,8 @@ from common.schemas.spec import AgentSpec
 from common.secrets import add_secrets_fd_option, collect_secrets, reexec_without_secrets
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
+DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")
+"""Where the daemon's socket and files are: the agent needs neither, its sessions must not."""
 
 
 @dataclass(frozen=True)
@@ -133,17 +136,22 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
+    bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
     tracker = make_tracker(info, files, without_credentials(secrets), os.environ, log=log)
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
-    async with model_environment(info.spec, log, credentials) as access:
+    async with (
+        model_environment(info.spec, log, credentials) as access,
+        session_launch(info.spec, bwrap, access.env, log) as launch,
+    ):
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
             project_dir=info.spec.project_dir,
             model=access.model,
-            env={**project_env.variables, **access.env},
+            env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            cli_path=launch.cli_path,
         )
         run = Run(
             files=files,
@@ -176,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
     secrets = {**credentials_from(os.environ), **secrets}
-    for name in CREDENTIAL_VARIABLES:
-        os.environ.pop(name, None)
+    for name in (*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES):
+        os.environ.pop(name, None)  # sessions must not find the secrets or the daemon
     # Nothing this process starts (the CLI, the model's Bash, the gates) may find the
     # harness's own interpreter: the project's commands run in the project's environment.
     cleaned = without_harness(os.environ)
