@@ -166,6 +166,17 @@ async def run_agent(
         return await run_to_end(run)
 
 
+def session_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the agent keeps of its environment, for everything it starts.
+
+    No Claude secrets (the proxy holds them), no ``HARNESS_HOME`` (the model must
+    not find the daemon's socket), and not the harness's own interpreter: the CLI,
+    the model's Bash and the gates run in the project's environment.
+    """
+    hidden = {*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES}
+    return without_harness({k: v for k, v in environ.items() if k not in hidden})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m agent.cli", description=help_text.plain(__doc__)
@@ -184,11 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
     secrets = {**credentials_from(os.environ), **secrets}
-    for name in (*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES):
-        os.environ.pop(name, None)  # sessions must not find the secrets or the daemon
-    # Nothing this process starts (the CLI, the model's Bash, the gates) may find the
-    # harness's own interpreter: the project's commands run in the project's environment.
-    cleaned = without_harness(os.environ)
+    cleaned = session_environment(os.environ)
     os.environ.clear()
     os.environ.update(cleaned)
     cleanup_orphans(files.root)

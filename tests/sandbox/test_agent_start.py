@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.cli import session_environment
 from agent.control.demo import prepare_demo
 from agent.control.main import _one_line
 from agent.core.workspace import prepare_workspace
@@ -86,3 +87,14 @@ def test_harness_list_and_the_tui_show_an_unsandboxed_agent() -> None:
     assert labels.mode(_info(sandboxed=False)) == "HITL UNSANDBOXED"
     assert cells(_info(sandboxed=False))["mode"].style == "bold red"
     assert labels.mode(_info(sandboxed=True)) == "HITL"
+
+
+def test_sessions_never_receive_the_daemon_s_home_or_claude_secrets() -> None:
+    environ = {
+        "HARNESS_HOME": "/root/.coding-harness",
+        "HARNESS_ENV_CACHE": "/root/.coding-harness/envs",
+        "ANTHROPIC_API_KEY": "sk-ant-x",
+        "PATH": "/usr/bin",
+        "LANG": "C.UTF-8",
+    }
+    assert session_environment(environ) == {"PATH": "/usr/bin", "LANG": "C.UTF-8"}
