@@ -162,6 +162,7 @@ async def run_agent(
             log=log,
             project_env=project_env,
             model_check=access.check,
+            command_wrap=launch.wrap,
         )
         return await run_to_end(run)
 

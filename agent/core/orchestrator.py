@@ -15,6 +15,7 @@ from typing import Literal
 
 from agent.core import checkpoints, gates, git, phases, prompts
 from agent.core.decisions import default_decision
+from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
 from agent.core.render import render_checkpoint
@@ -60,6 +61,9 @@ class Run:
     session_runner: Callable[..., Awaitable[SessionResult]] = field(default=run_session)
     model_check: ModelCheck | None = None
     """Run at project_verification; ``None`` for the embedded model."""
+    command_wrap: CommandWrap | None = None
+    """Puts the project's test command in the sessions' sandbox (it runs code the model
+    wrote); ``None`` when the spec turns the sandbox off."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -92,7 +96,8 @@ class Run:
         if last is not None and last.tree == tree and last.command == command:
             self.log(f"tests: {last.summary} (work tree unchanged since the last run)")
             return last
-        result = await gates.run_tests(project, command, self.project_env.environ(os.environ))
+        environ = self.project_env.environ(os.environ)
+        result = await gates.run_tests(project, command, environ, wrap=self.command_wrap)
         result = result.model_copy(update={"tree": tree})
         self.save(last_test_run=result)
         self.log(f"tests: {result.summary}")

@@ -21,8 +21,8 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -47,6 +47,12 @@ class SessionSandbox:
     env: dict[str, str]
     """The CLI's model variables, with the base URL as seen from inside."""
     plan: SandboxPlan
+    bwrap: Path
+
+    def wrap(self, command: Sequence[str]) -> list[str]:
+        """``command`` in the same layout without the model endpoint: for the test gates,
+        which run code the model wrote."""
+        return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
 
 
 def bundled_cli() -> Path:
@@ -166,7 +172,7 @@ async def session_sandbox(
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
-            yield SessionSandbox(cli_path=wrapper, env=env, plan=plan)
+            yield SessionSandbox(cli_path=wrapper, env=env, plan=plan, bwrap=bwrap)
     finally:
         shutil.rmtree(private, ignore_errors=True)
 

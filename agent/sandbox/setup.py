@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox
@@ -25,6 +26,8 @@ class SessionLaunch:
     cli_path: Path | None
     """The sandbox's wrapper, or ``None`` (the bundled CLI, unsandboxed)."""
     env: dict[str, str]
+    wrap: CommandWrap | None = None
+    """Runs the test gates in the sandbox too (``None``: unsandboxed)."""
 
 
 def check_sandbox(spec: AgentSpec) -> Path | None:
@@ -60,4 +63,4 @@ async def session_launch(
     ) as box:
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
-        yield SessionLaunch(box.cli_path, box.env)
+        yield SessionLaunch(box.cli_path, box.env, box.wrap)

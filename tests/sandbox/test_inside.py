@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.core import gates
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import SessionSandbox, session_sandbox
 from agent.sandbox.plan import bwrap_argv
@@ -200,3 +201,12 @@ def _gone(marker: str, timeout: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+async def test_the_test_gate_runs_the_model_s_code_in_the_sandbox(box: Box) -> None:
+    command = "touch gate.txt && ls -A .claude-agent && touch .git/forged"
+    result = await gates.run_tests(box.project, command, dict(os.environ), wrap=box.sandbox.wrap)
+    assert (box.project / "gate.txt").exists()
+    assert result.exit_code != 0 and "Read-only file system" in result.output_tail
+    assert not (box.project / ".git" / "forged").exists()
+    assert "spec-1234" not in result.output_tail
