@@ -85,7 +85,9 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     argv = [str(bwrap), "--unshare-all"]
     if plan.network:
         argv.append("--share-net")
-    argv += ["--die-with-parent", "--new-session"]
+    # Root gets every capability inside its new user namespace unless told otherwise,
+    # enough to remount the read-only binds writable (measured): drop them all.
+    argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for system in SYSTEM_DIRS:
         argv += _system_mount(Path(system))
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]

@@ -110,6 +110,14 @@ async def test_git_is_readable_but_not_writable(box: Box) -> None:
     assert not (box.project / ".git" / "hooks" / "post-commit").exists()
 
 
+async def test_no_capability_is_left_to_remount_the_read_only_parts(box: Box) -> None:
+    caps = await box.sh("grep CapEff /proc/self/status")
+    assert caps.stdout.split() == ["CapEff:", "0000000000000000"]
+    remount = await box.sh("mount -o remount,rw,bind .git && echo x >> .git/config")
+    assert remount.returncode != 0
+    assert "x\n" not in (box.project / ".git" / "config").read_text()
+
+
 async def test_the_workspace_is_absent_and_read_only(box: Box) -> None:
     listing = await box.sh("ls -A .claude-agent")
     assert listing.returncode == 0 and listing.stdout == ""

@@ -36,6 +36,7 @@ def test_everything_is_unshared_and_the_sandbox_dies_with_the_agent(tmp_path: Pa
     assert argv[:2] == [str(BWRAP), "--unshare-all"]
     assert "--share-net" not in argv
     assert "--die-with-parent" in argv and "--new-session" in argv
+    assert pairs(argv, "--cap-drop") == ["ALL"]
     assert argv[-3:] == ["--", "claude", "-p"]
 
 
