@@ -90,7 +90,9 @@ def extra_read_only(project_dir: Path) -> tuple[Path, ...]:
     """Folders outside the system ones the session needs to read.
 
     The relay's interpreter, and for a project venv its target (the demo's is a
-    symlink into an environment cache) and the interpreter it was made from.
+    symlink into an environment cache), the interpreter it was made from and the
+    folders its ``.pth`` files add to ``sys.path`` (editable installs, shared
+    site-packages): the project declared those as its own.
     """
     wanted = [Path(sys.base_prefix).resolve()]
     venv = project_venv(project_dir)
@@ -100,12 +102,24 @@ def extra_read_only(project_dir: Path) -> tuple[Path, ...]:
         home = _venv_home(target)
         if home is not None:
             wanted.append(home.parent.resolve())
+        wanted += _pth_folders(target)
     kept: list[Path] = []
     for path in wanted:
         covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS), *kept]
         if path.is_dir() and not any(path == c or c in path.parents for c in covered):
             kept.append(path)
     return tuple(kept)
+
+
+def _pth_folders(venv: Path) -> list[Path]:
+    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)."""
+    found = []
+    for pth in sorted(venv.glob("lib/python*/site-packages/*.pth")):
+        for line in pth.read_text(errors="replace").splitlines():
+            entry = line.strip()
+            if entry.startswith("/") and Path(entry).is_dir():
+                found.append(Path(entry).resolve())
+    return found
 
 
 def _venv_home(venv: Path) -> Path | None:

@@ -118,11 +118,17 @@ def test_a_symlinked_venv_and_its_interpreter_are_visible(tmp_path: Path) -> Non
     (cache / "bin").mkdir(parents=True)
     (cache / "bin" / "python").symlink_to(base / "bin")
     (cache / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\n")
+    shared = tmp_path / "shared-site"
+    shared.mkdir()
+    site = cache / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "shared.pth").write_text(f"{shared}\nimport os\n/does/not/exist\n")
     project = tmp_path / "proj"
     project.mkdir()
     (project / ".venv").symlink_to(cache)
     paths = extra_read_only(project)
-    assert cache in paths and base in paths
+    assert cache in paths and base in paths and shared in paths
+    assert Path("/does/not/exist") not in paths
 
 
 def test_the_wrapper_passes_the_sdk_arguments_through(tmp_path: Path) -> None:
