@@ -40,6 +40,7 @@ from agent.core.trace import trace_path, tracing
 from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
 from agent.tracker.redacting import RedactingTracker
@@ -66,6 +67,8 @@ from common.secrets import (
 )
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
+DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")
+"""Where the daemon's socket and files are: the agent needs neither, its sessions must not."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
+    bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
     secrecy = Secrecy(
         files, [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
     )
@@ -168,7 +172,9 @@ async def run_agent(
     )
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
-        return await _run(files, info, state, tracker, project_env, log, credentials, key, secrecy)
+        return await _run(
+            files, info, state, tracker, project_env, log, credentials, key, secrecy, bwrap
+        )
 
 
 async def _run(
@@ -181,14 +187,19 @@ async def _run(
     credentials: dict[str, str],
     key: bytes,
     secrecy: Secrecy,
+    bwrap: Path | None,
 ) -> tuple[Outcome, str]:
-    async with model_environment(info.spec, log, credentials) as access:
+    async with (
+        model_environment(info.spec, log, credentials) as access,
+        session_launch(info.spec, bwrap, access.env, log) as launch,
+    ):
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
             project_dir=info.spec.project_dir,
             model=access.model,
-            env={**project_env.variables, **access.env},
+            env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            cli_path=launch.cli_path,
         )
         run = Run(
             files=files,
@@ -201,8 +212,20 @@ async def _run(
             model_check=access.check,
             decision_key=key,
             secrecy=secrecy,
+            command_wrap=launch.wrap,
         )
         return await run_to_end(run)
+
+
+def session_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the agent keeps of its environment, for everything it starts.
+
+    No Claude secrets (the proxy holds them), no ``HARNESS_HOME`` (the model must
+    not find the daemon's socket), and not the harness's own interpreter: the CLI,
+    the model's Bash and the gates run in the project's environment.
+    """
+    hidden = {*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES}
+    return without_harness({k: v for k, v in environ.items() if k not in hidden})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,11 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
     secrets = {**credentials_from(os.environ), **secrets}
-    for name in CREDENTIAL_VARIABLES:
-        os.environ.pop(name, None)
-    # Nothing this process starts (the CLI, the model's Bash, the gates) may find the
-    # harness's own interpreter: the project's commands run in the project's environment.
-    cleaned = without_harness(os.environ)
+    cleaned = session_environment(os.environ)
     os.environ.clear()
     os.environ.update(cleaned)
     cleanup_orphans(files.root)

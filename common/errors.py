@@ -89,3 +89,8 @@ class SecretsError(HarnessError):
 
 class ProjectBrokenError(HarnessError):
     """The project's own tests cannot run before the agent touches anything."""
+
+
+class SandboxError(HarnessError):
+    """The OS sandbox around sessions cannot be built here, or was asked for something it
+    cannot give (for example a remote model endpoint without network)."""

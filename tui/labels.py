@@ -28,8 +28,10 @@ def typed_path(text: str) -> Path:
 
 
 def mode(info: AgentInfo) -> str:
-    """``AUTO`` when checkpoints are answered with their defaults, ``HITL`` otherwise."""
-    return "AUTO" if info.auto_accept else "HITL"
+    """``AUTO`` when checkpoints are answered with their defaults, ``HITL`` otherwise;
+    ``UNSANDBOXED`` added when its sessions run outside the OS sandbox."""
+    answers = "AUTO" if info.auto_accept else "HITL"
+    return answers if info.sandboxed else f"{answers} UNSANDBOXED"
 
 
 def status(info: AgentInfo) -> str:

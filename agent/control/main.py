@@ -238,8 +238,10 @@ def _one_line(info: AgentInfo) -> str:
     phase = info.phase.value if info.phase else "-"
     mode = "AUTO" if info.auto_accept else "HITL"
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
+    unsandboxed = "" if info.sandboxed else " [UNSANDBOXED]"
     return (
-        f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}{waiting}"
+        f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}"
+        f"{waiting}{unsandboxed}"
     )
 
 

@@ -12,7 +12,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,21 +32,29 @@ DEFAULT_TIMEOUT_S = 900.0
 OUTPUT_DRAIN_S = 5.0
 
 
+CommandWrap = Callable[[Sequence[str]], list[str]]
+"""Turns an argv into one that runs it elsewhere (in the OS sandbox, :mod:`agent.sandbox`)."""
+
+
 async def run_tests(
     project_dir: Path,
     command: str,
     env: Mapping[str, str] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    *,
+    wrap: CommandWrap | None = None,
 ) -> TestRun:
     """Run ``command`` in the project through the shell and summarize the outcome.
 
     ``env`` is the project's environment (:mod:`agent.core.project_env`), never the
-    harness's own. A run that exceeds ``timeout_s`` is killed and reported as failed
-    (exit 124).
+    harness's own. ``wrap`` runs the shell inside the sessions' sandbox: the tests
+    are code the model wrote. A run that exceeds ``timeout_s`` is killed and
+    reported as failed (exit 124).
     """
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_shell(
-        command,
+    argv = ["/bin/sh", "-c", command]
+    proc = await asyncio.create_subprocess_exec(
+        *(wrap(argv) if wrap is not None else argv),
         cwd=project_dir,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

@@ -15,6 +15,7 @@ from typing import Literal
 
 from agent.core import checkpoints, gates, git, integrity, phases, prompts, trace
 from agent.core.decisions import default_decision
+from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.core.policy import audit
 from agent.core.project_env import ProjectEnv
@@ -66,9 +67,12 @@ class Run:
     decision_key: bytes = field(default_factory=decision_mac.load_key, repr=False)
     """Read once at agent start and held in memory: only client-signed decisions count."""
     auto_accept_floor: int = 0
+    """The newest auto-accept setting seen; an older one put back is a forgery."""
     secrecy: Secrecy | None = None
     """Redacts checkpoints before they are written (``None``: nothing to hide)."""
-    """The newest auto-accept setting seen; an older one put back is a forgery."""
+    command_wrap: CommandWrap | None = None
+    """Puts the project's test command in the sessions' sandbox (it runs code the model
+    wrote); ``None`` when the spec turns the sandbox off."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -102,7 +106,8 @@ class Run:
             self.log(f"tests: {last.summary} (work tree unchanged since the last run)")
             trace.gate(last, reused=True)
             return last
-        result = await gates.run_tests(project, command, self.project_env.environ(os.environ))
+        environ = self.project_env.environ(os.environ)
+        result = await gates.run_tests(project, command, environ, wrap=self.command_wrap)
         result = result.model_copy(update={"tree": tree})
         self.save(last_test_run=result)
         trace.gate(result)

@@ -52,6 +52,9 @@ class SessionConfig:
     local_model: bool = False
     """The embedded playbook model answers: its sessions cost nothing (the CLI would
     price them as the Claude model it names)."""
+    cli_path: Path | None = None
+    """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), or
+    ``None`` for the SDK's bundled CLI, unsandboxed."""
 
 
 @dataclass
@@ -114,6 +117,7 @@ async def _run_session(
         model=config.model,
         max_turns=config.max_turns,
         stderr=lambda line: log(f"[cli] {line.rstrip()}"),
+        cli_path=config.cli_path,
     )
     log(f"── session {label}: start")
     result: ResultMessage | None = None

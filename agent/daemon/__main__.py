@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.daemon.home import ensure_home
+from agent.daemon.home import ensure_home, private_log
 from agent.daemon.server import DaemonServer
 from agent.daemon.supervisor import AgentCommand, Supervisor, default_agent_command
 from common.errors import HarnessError
@@ -79,7 +79,7 @@ def _agent_command(template: str | None) -> AgentCommand:
 
 
 def _configure_logging(home: Path, *, echo: bool) -> None:
-    handlers: list[logging.Handler] = [logging.FileHandler(daemon_log_path(home))]
+    handlers: list[logging.Handler] = [logging.FileHandler(private_log(daemon_log_path(home)))]
     if echo:
         handlers.append(logging.StreamHandler(sys.stderr))
     logging.basicConfig(

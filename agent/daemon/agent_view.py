@@ -64,6 +64,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         pending_checkpoint=pending,
         started_at=record.started_at,
         reason=reason,
+        sandboxed=record.spec.sandbox,
     )
 
 

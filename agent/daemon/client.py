@@ -211,6 +211,8 @@ class DaemonClient:
 
 async def _read_hello(reader: asyncio.StreamReader) -> Hello:
     hello = await _read_reply(reader)
+    if isinstance(hello, ErrorReply):  # for example a peer of another uid, refused
+        raise DaemonError(hello.message)
     if not isinstance(hello, Hello):
         raise ProtocolError(f"the daemon did not greet with hello but with {hello.type}")
     if hello.protocol_version != PROTOCOL_VERSION:

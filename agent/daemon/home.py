@@ -90,3 +90,17 @@ def claim_home(home: Path) -> int:
         os.close(fd)
         raise DaemonError(already_running_message(home)) from e
     return fd
+
+
+def private_log(path: Path) -> Path:
+    """Create ``path`` (or tighten it) so only its owner can read it: mode 0600.
+
+    Why: the daemon's log names agents, projects and failures; other local users
+    have no business reading it, whatever the umask was.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    return path

@@ -18,7 +18,7 @@ from pathlib import Path
 from watchfiles import awatch
 
 from agent.daemon.client import DaemonClient
-from agent.daemon.home import checked_socket_path, ensure_home, read_status
+from agent.daemon.home import checked_socket_path, ensure_home, private_log, read_status
 from agent.daemon.procs import is_alive
 from common.errors import DaemonError
 from common.paths import daemon_log_path, harness_home
@@ -69,7 +69,7 @@ async def start_daemon(
     running = daemon_running(home)
     if running is not None:
         return running
-    log_path = daemon_log_path(home)
+    log_path = private_log(daemon_log_path(home))
     process = _spawn_daemon(home, daemon_args, log_path)
     try:
         async with asyncio.timeout(wait_seconds):

@@ -1,8 +1,10 @@
 """The daemon's socket: NDJSON frames in, one reply (or a stream) out per request.
 
-Every connection is greeted with ``Hello``. A broken request (not JSON, unknown
-type, failing the schema, longer than ``MAX_FRAME_BYTES``) is answered with an
-``ErrorReply``; the connection and the daemon stay up.
+Every connection is greeted with ``Hello``, once the kernel says the peer runs
+as the daemon's own uid (``SO_PEERCRED``); any other uid gets an ``ErrorReply``
+and the connection is closed. A broken request (not JSON, nested too deeply,
+unknown type, failing the schema, longer than ``MAX_FRAME_BYTES``) is answered
+with an ``ErrorReply``; the connection and the daemon stay up.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agent.daemon.home import (
     read_status,
 )
 from agent.daemon.lifecycle import daemon_running
+from agent.daemon.peer import peer_uid
 from agent.daemon.supervisor import Supervisor
 from common.atomic import cleanup_orphans, write_model
 from common.errors import DaemonError, HarnessError
@@ -186,6 +189,12 @@ class DaemonServer:
         self._writers.add(writer)
         connection = _Connection(writer)
         try:
+            uid = peer_uid(writer.get_extra_info("socket"))
+            if uid != os.getuid():
+                log.warning("refused a connection from uid %s", uid)
+                message = f"refused: the daemon serves uid {os.getuid()} only, not uid {uid}"
+                await connection.send(ErrorReply(id=None, message=message))
+                return
             await connection.send(Hello(daemon_pid=os.getpid()))
             while (line := await self._next_line(reader, connection)) is not None:
                 if line.strip():
@@ -311,7 +320,9 @@ def _parse(line: bytes) -> Request | ErrorReply:
     """The request on ``line``, or the error reply that explains why there is none."""
     try:
         data = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except RecursionError:
+        return ErrorReply(id=None, message="malformed JSON: nested too deeply")
+    except ValueError as e:  # JSONDecodeError, bad UTF-8, an integer of too many digits
         return ErrorReply(id=None, message=f"malformed JSON: {e}")
     raw_id = data.get("id") if isinstance(data, dict) else None
     request_id = raw_id if isinstance(raw_id, int) and raw_id >= 0 else None
@@ -319,6 +330,8 @@ def _parse(line: bytes) -> Request | ErrorReply:
         return RequestAdapter.validate_python(data)
     except ValidationError as e:
         return ErrorReply(id=request_id, message=_describe(e))
+    except RecursionError:
+        return ErrorReply(id=request_id, message="invalid request: nested too deeply")
 
 
 def _describe(error: ValidationError) -> str:

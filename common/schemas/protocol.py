@@ -122,6 +122,9 @@ class AgentInfo(StrictModel):
     started_at: datetime
     reason: str = ""
     """Why it failed or stopped, when it did."""
+    sandboxed: bool = True
+    """Its sessions run in the OS sandbox; ``False`` when its spec says ``"sandbox": false``
+    (an agent that wants the sandbox where it cannot run refuses to start)."""
 
 
 class Hello(StrictModel):

@@ -45,6 +45,13 @@ class AgentSpec(StrictModel):
     """The project's test command; detected from the project when not given."""
     policy: PolicySettings | None = None
     """How far the command policy opens for this project (``None``: the defaults)."""
+    sandbox: bool = True
+    """Run every session inside the OS sandbox (bubblewrap). ``False`` runs them
+    unsandboxed, shown as such by ``harness list`` and the TUI; an agent that asks for
+    the sandbox where bubblewrap cannot run refuses to start."""
+    sandbox_network: bool = False
+    """Give the model's commands the host's network. Off: the sandbox reaches only the
+    model endpoint. There is no per-host allowlist yet (see docs/security.md)."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod

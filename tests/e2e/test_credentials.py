@@ -96,11 +96,13 @@ def test_the_clients_key_reaches_the_endpoint_and_no_environ(
     probe = tmp_path / "project" / PROBE.name
     shutil.copy(PROBE, probe)
     seen_file = tmp_path / "project" / "seen.json"
+    # Unsandboxed: the second wall (no secret in any environ) is measured on its own.
+    unsandboxed = json.dumps([{**json.loads(specs)[0], "sandbox": False}])
     with Upstream(bash=f"python3 {PROBE.name} {seen_file.name}") as endpoint:
         done = harness(
             "run",
             "--specs",
-            specs,
+            unsandboxed,
             "--auto-accept",
             "--wait",
             env={API_KEY: KEY, BASE_URL: endpoint.url},
@@ -156,3 +158,23 @@ def test_a_refused_key_or_a_closed_port_ends_the_run_in_one_line_within_30_s(
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == expected
     assert elapsed < LIMIT_S
+
+
+@pytest.mark.slow
+def test_a_sandboxed_session_reaches_the_endpoint_through_the_proxy(
+    specs: str, daemon_without_key: Path, tmp_path: Path
+) -> None:
+    with Upstream() as endpoint:
+        done = harness(
+            "run",
+            "--specs",
+            specs,
+            "--auto-accept",
+            "--wait",
+            env={API_KEY: KEY, BASE_URL: endpoint.url},
+        )
+    requests = endpoint.seen
+    assert any(request.body.get("tools") for request in requests), done.stdout + done.stderr
+    assert {request.headers.get("x-api-key") for request in requests} == {KEY}
+    logs = "".join(path.read_text() for path in tmp_path.rglob("agent_*.log"))
+    assert "sandbox: bubblewrap" in logs

@@ -99,6 +99,15 @@ def probing_playbook(root: Path) -> Path:
     return path
 
 
+def probing(root: Path) -> dict[str, object]:
+    """Spec changes for a run whose model probes every environ of the harness's processes.
+
+    Unsandboxed: inside the sandbox the probe sees no harness process at all; here the
+    second wall (no secret in any environ) is measured on its own.
+    """
+    return {"playbook": probing_playbook(root), "sandbox": False}
+
+
 def assert_no_environ_held_a_secret(root: Path, token: str, *expected: str) -> None:
     """What the probe read holds no secret, and covers a process running each of ``expected``."""
     seen = json.loads((root / "seen.json").read_text())
@@ -185,7 +194,7 @@ def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: Workspace
 async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everything(
     root: Path, server: LocalGitLab
 ) -> None:
-    spec, files, target = start_demo(root, server, playbook=probing_playbook(root))
+    spec, files, target = start_demo(root, server, **probing(root))
     for path in (r"/milestones$", r"/issues$", r"/notes$", r"/merge_requests$"):
         server.faults.script("POST", path, "drop")  # each kind of creation loses an answer
     assert run_agent(files, target) == 0, log_tail(files)
@@ -220,7 +229,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
 async def test_through_a_daemon_started_with_the_token_no_process_environ_shows_it(
     root: Path, server: LocalGitLab
 ) -> None:
-    spec, target = demo_spec(root, server, playbook=probing_playbook(root))
+    spec, target = demo_spec(root, server, **probing(root))
     home = harness_home()
     env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
     with daemon_log_path(home).open("ab") as log:

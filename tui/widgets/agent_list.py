@@ -31,8 +31,14 @@ def cells(info: AgentInfo) -> dict[str, Text]:
         "spec": Text(info.spec_file.name),
         "phase": Text(labels.phase(info.phase)),
         "status": Text(labels.status(info), style=STATUS_STYLES[info.status]),
-        "mode": Text(labels.mode(info), style="bold magenta" if info.auto_accept else ""),
+        "mode": Text(labels.mode(info), style=_mode_style(info)),
     }
+
+
+def _mode_style(info: AgentInfo) -> str:
+    if not info.sandboxed:
+        return "bold red"
+    return "bold magenta" if info.auto_accept else ""
 
 
 class AgentList(DataTable[Text]):

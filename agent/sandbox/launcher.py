@@ -1,0 +1,202 @@
+"""The sandbox an agent's sessions run in: a CLI wrapper, a scratch home, a model bridge.
+
+Why the harness starts the CLI inside bubblewrap itself (rather than the SDK's
+``sandbox`` option, which wraps only the model's Bash commands): the CLI process
+is then inside too, the layout is ours (the workspace and ``.git`` read-only,
+``HARNESS_HOME`` and the real home absent, a PID namespace per session), and it
+needs no socat. See docs/security.md for the measurements.
+
+The SDK starts ``cli_path`` for every session; here that is a small script that
+execs bwrap, the relay and the bundled CLI with the SDK's arguments. Hooks and
+SDK MCP tools keep running in the agent, over the CLI's stdio, which bwrap passes
+through. Each session is one bwrap with its own PID namespace, so everything it
+started ends when it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import claude_agent_sdk
+
+from agent.core.project_env import project_venv
+from agent.sandbox.bridge import UnixBridge
+from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
+from common.errors import SandboxError
+from common.paths import WORKSPACE_ROOT_NAME
+
+RELAY = Path(__file__).with_name("relay.py")
+_BASE_URL = "ANTHROPIC_BASE_URL"
+
+
+@dataclass(frozen=True)
+class SessionSandbox:
+    """What the sessions are given: the CLI to start and the variables to set."""
+
+    cli_path: Path
+    """A wrapper that starts the bundled CLI inside bwrap."""
+    env: dict[str, str]
+    """The CLI's model variables, with the base URL as seen from inside."""
+    plan: SandboxPlan
+    bwrap: Path
+
+    def wrap(self, command: Sequence[str]) -> list[str]:
+        """``command`` in the same layout without the model endpoint: for the test gates,
+        which run code the model wrote."""
+        return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
+
+
+def bundled_cli() -> Path:
+    """The Claude CLI the SDK bundles (the SDK prefers it over any on ``PATH``)."""
+    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    if not path.is_file():
+        raise SandboxError(f"the SDK's bundled Claude CLI is missing at {path}")
+    return path.resolve()
+
+
+def relay_python() -> Path:
+    """A plain interpreter for the relay: the base one under the harness's venv."""
+    return Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+
+
+def git_paths(project_dir: Path) -> tuple[Path, ...]:
+    """The repository's git folders: ``.git``, or a worktree's gitdir and common dir."""
+    dot_git = project_dir / ".git"
+    if dot_git.is_dir():
+        return (dot_git,)
+    if not dot_git.is_file():
+        return ()
+    first = dot_git.read_text().strip()
+    if not first.startswith("gitdir:"):
+        return (dot_git,)
+    gitdir = (project_dir / first.removeprefix("gitdir:").strip()).resolve()
+    paths = [dot_git, gitdir]
+    commondir = gitdir / "commondir"
+    if commondir.is_file():
+        paths.append((gitdir / commondir.read_text().strip()).resolve())
+    return tuple(paths)
+
+
+def extra_read_only(project_dir: Path) -> tuple[Path, ...]:
+    """Folders outside the system ones the session needs to read.
+
+    The relay's interpreter, and for a project venv its target (the demo's is a
+    symlink into an environment cache), the interpreter it was made from and the
+    folders its ``.pth`` files add to ``sys.path`` (editable installs, shared
+    site-packages): the project declared those as its own.
+    """
+    wanted = [Path(sys.base_prefix).resolve()]
+    venv = project_venv(project_dir)
+    if venv is not None:
+        target = venv.resolve()
+        wanted.append(target)
+        home = _venv_home(target)
+        if home is not None:
+            wanted.append(home.parent.resolve())
+        wanted += _pth_folders(target)
+    kept: list[Path] = []
+    for path in wanted:
+        covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS), *kept]
+        if path.is_dir() and not any(path == c or c in path.parents for c in covered):
+            kept.append(path)
+    return tuple(kept)
+
+
+def _pth_folders(venv: Path) -> list[Path]:
+    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)."""
+    found = []
+    for pth in sorted(venv.glob("lib/python*/site-packages/*.pth")):
+        for line in pth.read_text(errors="replace").splitlines():
+            entry = line.strip()
+            if entry.startswith("/") and Path(entry).is_dir():
+                found.append(Path(entry).resolve())
+    return found
+
+
+def _venv_home(venv: Path) -> Path | None:
+    config = venv / "pyvenv.cfg"
+    if not config.is_file():
+        return None
+    for line in config.read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            return Path(value.strip())
+    return None
+
+
+def inside_url(base_url: str, port: int) -> str:
+    """``base_url`` with its host and port as the relay serves them inside."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, f"127.0.0.1:{port}", parts.path, "", ""))
+
+
+@contextlib.asynccontextmanager
+async def session_sandbox(
+    project_dir: Path,
+    bwrap: Path,
+    model_env: Mapping[str, str],
+    *,
+    network: bool = False,
+) -> AsyncIterator[SessionSandbox]:
+    """Prepare the wrapper, the scratch home and the model bridge for every session.
+
+    ``model_env`` holds the CLI's model variables (``ANTHROPIC_BASE_URL`` on the
+    host's loopback). Without ``network`` the sandbox has a network namespace of
+    its own and the endpoint is reached through the bridge and the relay.
+    """
+    private = Path(tempfile.mkdtemp(prefix="hsbx-"))  # short: it holds a Unix socket
+    try:
+        home = private / "home"
+        home.mkdir(mode=0o700)
+        env = dict(model_env)
+        forwards: tuple[Forward, ...] = ()
+        async with contextlib.AsyncExitStack() as stack:
+            base_url = env.get(_BASE_URL)
+            if not network and base_url:
+                parts = urlsplit(base_url)
+                if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+                    raise SandboxError(
+                        f"the model endpoint {base_url} is not local; a sandbox without "
+                        'network cannot reach it (set "sandbox_network": true)'
+                    )
+                socket_path = private / "model.sock"
+                await stack.enter_async_context(UnixBridge(socket_path, "127.0.0.1", parts.port))
+                forwards = (Forward(parts.port, socket_path),)
+                env[_BASE_URL] = inside_url(base_url, parts.port)
+            plan = SandboxPlan(
+                project_dir=project_dir,
+                scratch_home=home,
+                cli=bundled_cli(),
+                relay=RELAY,
+                python=relay_python(),
+                read_only=extra_read_only(project_dir),
+                read_only_in_project=git_paths(project_dir),
+                hidden_in_project=_hidden(project_dir),
+                forwards=forwards,
+                network=network,
+            )
+            wrapper = private / "claude"
+            write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
+            yield SessionSandbox(cli_path=wrapper, env=env, plan=plan, bwrap=bwrap)
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def _hidden(project_dir: Path) -> tuple[Path, ...]:
+    workspaces = project_dir / WORKSPACE_ROOT_NAME
+    return (workspaces,) if workspaces.is_dir() else ()
+
+
+def write_wrapper(path: Path, argv: list[str]) -> None:
+    """An executable ``sh`` script that execs ``argv`` with the caller's arguments."""
+    path.write_text(f'#!/bin/sh\nexec {shlex.join(argv)} "$@"\n')
+    path.chmod(stat.S_IRWXU)

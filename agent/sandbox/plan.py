@@ -1,0 +1,128 @@
+"""What a session's sandbox shows, and the bubblewrap command line that builds it.
+
+Pure: no process is started here, so the layout is tested line by line.
+
+The layout is an allowlist, not ``/`` minus secrets: only the system folders, the
+project, the one CLI binary, the interpreters the project needs and a scratch home
+exist inside. Everything else (the user's home, ``HARNESS_HOME`` with the daemon
+socket, other repositories, the harness's checkout) is absent, because a
+denylist would have to know every place a secret can be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+"""Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one)."""
+
+INSIDE_DIR = Path("/run/harness")
+"""Where the relay script and the forwarded Unix sockets appear inside."""
+
+HIDDEN_VARIABLES = (
+    "HARNESS_HOME",
+    "HARNESS_ENV_CACHE",
+    "HARNESS_BWRAP",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "SSH_AUTH_SOCK",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
+"""Variables that point at the harness's or the user's own places: never inside."""
+
+
+@dataclass(frozen=True)
+class Forward:
+    """A TCP port on the sandbox's own loopback that leads to a Unix socket outside."""
+
+    port: int
+    socket: Path
+    """The socket's path outside; it appears as ``INSIDE_DIR/<name>`` inside."""
+
+    @property
+    def inside(self) -> Path:
+        return INSIDE_DIR / self.socket.name
+
+
+@dataclass(frozen=True)
+class SandboxPlan:
+    """Everything that decides what one session can see and reach."""
+
+    project_dir: Path
+    """Writable inside, at the same path."""
+    scratch_home: Path
+    """A private folder outside, writable inside as ``$HOME``."""
+    cli: Path
+    """The Claude CLI binary, bound read-only at its own path."""
+    relay: Path
+    """The relay script (:mod:`agent.sandbox.relay`), bound read-only in ``INSIDE_DIR``."""
+    python: Path
+    """The interpreter that runs the relay."""
+    read_only: tuple[Path, ...] = ()
+    """More folders visible read-only at their own path (interpreters, a venv's target)."""
+    read_only_in_project: tuple[Path, ...] = ()
+    """Parts of the project that stay visible but not writable (``.git``)."""
+    hidden_in_project: tuple[Path, ...] = ()
+    """Parts of the project replaced by an empty read-only folder (the harness workspace)."""
+    forwards: tuple[Forward, ...] = ()
+    network: bool = False
+    """Share the host's network (``sandbox_network``); otherwise only the forwards."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables set inside on top of the inherited ones."""
+
+
+def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[str]:
+    """The full command: bwrap, its options, the relay, then ``command`` inside.
+
+    Order matters to bwrap: later mounts cover earlier ones, so the project is
+    bound first and its ``.git`` and workspace are covered after it.
+    """
+    argv = [str(bwrap), "--unshare-all"]
+    if plan.network:
+        argv.append("--share-net")
+    # Root gets every capability inside its new user namespace unless told otherwise,
+    # enough to remount the read-only binds writable (measured): drop them all.
+    argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    for system in SYSTEM_DIRS:
+        argv += _system_mount(Path(system))
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
+    for path in plan.read_only:
+        argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
+    argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
+    for path in plan.read_only_in_project:
+        argv += ["--ro-bind", str(path), str(path)]
+    for path in plan.hidden_in_project:
+        argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    argv += ["--ro-bind", str(plan.cli), str(plan.cli)]
+    argv += ["--tmpfs", str(INSIDE_DIR)]
+    relay_inside = INSIDE_DIR / "relay.py"
+    argv += ["--ro-bind", str(plan.relay), str(relay_inside)]
+    for forward in plan.forwards:
+        argv += ["--bind", str(forward.socket), str(forward.inside)]
+    argv += ["--remount-ro", str(INSIDE_DIR)]
+    for name in HIDDEN_VARIABLES:
+        argv += ["--unsetenv", name]
+    env = {"HOME": str(plan.scratch_home), "TMPDIR": "/tmp", **plan.env}
+    for name, value in env.items():
+        argv += ["--setenv", name, value]
+    argv += ["--chdir", str(plan.project_dir), "--"]
+    argv += [str(plan.python), "-I", "-S", str(relay_inside)]
+    for forward in plan.forwards:
+        argv += ["--forward", f"{forward.port}={forward.inside}"]
+    return [*argv, "--", *command]
+
+
+def _system_mount(path: Path) -> list[str]:
+    """``--symlink`` for a symlinked system folder, ``--ro-bind`` for a real one."""
+    if path.is_symlink():
+        return ["--symlink", str(path.readlink()), str(path)]
+    if path.is_dir():
+        return ["--ro-bind", str(path), str(path)]
+    return []

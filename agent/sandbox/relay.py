@@ -1,0 +1,94 @@
+"""Inside the sandbox: TCP ports on its own loopback that lead to Unix sockets outside.
+
+Why: the sandbox has a network namespace of its own, so the host's 127.0.0.1
+(where the model endpoint listens) cannot be reached from it. The agent serves
+the endpoint on a Unix socket bound into the sandbox; this relay listens on
+``127.0.0.1:PORT`` inside and copies bytes to that socket, so the CLI keeps
+using ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``.
+
+It then runs the command after ``--`` (the CLI) and exits with its code. As
+the first process under bubblewrap's init in the PID namespace, its end ends the
+namespace: every process the session left behind is killed by the kernel.
+
+Standalone on purpose (standard library only, run with ``python -I -S``): it is
+the one file of the harness that is visible inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from types import FrameType
+
+_CHUNK = 65536
+
+
+def _pipe(source: socket.socket, target: socket.socket) -> None:
+    """Copy until ``source`` ends, then tell ``target`` no more is coming."""
+    try:
+        while data := source.recv(_CHUNK):
+            target.sendall(data)
+    except OSError:
+        pass  # the other side went away: the connection is over either way
+    finally:
+        with contextlib.suppress(OSError):  # already closed
+            target.shutdown(socket.SHUT_WR)
+
+
+def _serve(connection: socket.socket, unix_path: str) -> None:
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(unix_path)
+    except OSError as e:
+        print(f"relay: cannot reach {unix_path}: {e}", file=sys.stderr)
+        connection.close()
+        upstream.close()
+        return
+    back = threading.Thread(target=_pipe, args=(upstream, connection), daemon=True)
+    back.start()
+    _pipe(connection, upstream)
+    back.join()
+    connection.close()
+    upstream.close()
+
+
+def _listen(port: int, unix_path: str) -> None:
+    server = socket.create_server(("127.0.0.1", port))
+
+    def accept_forever() -> None:
+        while True:
+            connection, _ = server.accept()
+            threading.Thread(target=_serve, args=(connection, unix_path), daemon=True).start()
+
+    threading.Thread(target=accept_forever, daemon=True).start()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="relay")
+    parser.add_argument("--forward", action="append", default=[], help="PORT=UNIX_SOCKET")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command after --")
+    for spec in args.forward:
+        port, _, path = spec.partition("=")
+        _listen(int(port), path)
+    child = subprocess.Popen(command)
+
+    def forward_signal(signum: int, _frame: FrameType | None) -> None:
+        child.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward_signal)
+    code = child.wait()
+    return 128 - code if code < 0 else code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

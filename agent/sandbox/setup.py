@@ -1,0 +1,66 @@
+"""The agent's choice: sessions in the sandbox, or, only when the spec says so, not.
+
+Where bubblewrap cannot run, an agent whose spec asks for the sandbox (the
+default) refuses to start with one line instead of quietly running without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.core.gates import CommandWrap
+from agent.core.log import AgentLog
+from agent.sandbox.binary import find_bwrap, probe
+from agent.sandbox.launcher import session_sandbox
+from common.errors import SandboxError
+from common.schemas.spec import AgentSpec
+
+
+@dataclass(frozen=True)
+class SessionLaunch:
+    """How the sessions start the CLI: which binary, with which model variables."""
+
+    cli_path: Path | None
+    """The sandbox's wrapper, or ``None`` (the bundled CLI, unsandboxed)."""
+    env: dict[str, str]
+    wrap: CommandWrap | None = None
+    """Runs the test gates in the sandbox too (``None``: unsandboxed)."""
+
+
+def check_sandbox(spec: AgentSpec) -> Path | None:
+    """The bwrap to use (``None`` when the spec turns the sandbox off).
+
+    Raises:
+        SandboxError: the spec wants the sandbox and bubblewrap cannot run here.
+    """
+    if not spec.sandbox:
+        return None
+    bwrap = find_bwrap()
+    reason = probe(bwrap)
+    if reason is not None:
+        raise SandboxError(
+            f"{reason}; refusing to run the model unsandboxed "
+            '(set "sandbox": false in the spec to accept that)'
+        )
+    assert bwrap is not None
+    return bwrap
+
+
+@contextlib.asynccontextmanager
+async def session_launch(
+    spec: AgentSpec, bwrap: Path | None, model_env: Mapping[str, str], log: AgentLog
+) -> AsyncIterator[SessionLaunch]:
+    """Yield the launch for every session of the run (see :func:`check_sandbox`)."""
+    if bwrap is None:
+        log('sandbox: OFF (the spec says "sandbox": false): sessions run unsandboxed')
+        yield SessionLaunch(None, dict(model_env))
+        return
+    async with session_sandbox(
+        spec.project_dir, bwrap, model_env, network=spec.sandbox_network
+    ) as box:
+        network = "host network" if spec.sandbox_network else "no network but the model"
+        log(f"sandbox: bubblewrap {bwrap} ({network})")
+        yield SessionLaunch(box.cli_path, box.env, box.wrap)
