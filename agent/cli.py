@@ -144,6 +144,7 @@ async def run_agent(
             model=access.model,
             env={**project_env.variables, **access.env},
             local_model=info.spec.uses_local_model,
+            max_turns=info.spec.budgets.turns_per_session,
         )
         run = Run(
             files=files,

@@ -85,3 +85,7 @@ class SecretsError(HarnessError):
 
 class ProjectBrokenError(HarnessError):
     """The project's own tests cannot run before the agent touches anything."""
+
+
+class ProjectSettingsError(HarnessError):
+    """The target repository's harness settings file (``.harness.json``) is not valid."""

@@ -97,8 +97,12 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  project:   {info.project_dir}")
     print(f"  workspace: {info.workspace}")
     print(f"  log:       {info.log_file}")
-    if info.reason:
-        print(f"  reason:    {info.reason}")
+    exit_line = info.exit_state.value + (f" ({info.reason})" if info.reason else "")
+    print(f"  exit:      {exit_line}")
+    if info.set_aside:
+        print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")
+    for iid, spend in sorted(info.issue_spend.items()):
+        print(f"  issue #{iid}: {spend.line()}")
     return 0
 
 
@@ -197,7 +201,7 @@ async def _agent(name: str) -> AgentInfo:
         return await client.status(name)
 
 
-LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'MODE'} {'PHASE':<20} SPEC"
+LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE'} {'PHASE':<20} SPEC"
 
 
 def _one_line(info: AgentInfo) -> str:
@@ -206,7 +210,8 @@ def _one_line(info: AgentInfo) -> str:
     mode = "AUTO" if info.auto_accept else "HITL"
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
     return (
-        f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}{waiting}"
+        f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode} {phase:<20} "
+        f"{info.spec_file.name}{waiting}"
     )
 
 

@@ -24,12 +24,14 @@ from agent.core.toolset import surface_for
 from agent.core.workspace import load_info
 from agent.tracker.base import IssueTracker
 from common.atomic import write_model
-from common.errors import HarnessError, SessionError
+from common.errors import HarnessError, ProjectBrokenError, SessionError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.budget import Budgets
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.gates import TestRun
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 
 SESSION_ATTEMPTS = 3
@@ -65,6 +67,11 @@ class Run:
     def spec(self) -> AgentSpec:
         return self.info.spec
 
+    @property
+    def budgets(self) -> Budgets:
+        """The budgets in force: the spec's, or those a person raised at budget_reached."""
+        return self.state.budgets or self.spec.budgets
+
     def save(self, **changes: object) -> None:
         """Persist field changes that are not a transition (progress within a phase)."""
         self.state = self.state.model_validate({**self.state.model_dump(), **changes})
@@ -97,6 +104,46 @@ class Run:
         self.save(last_test_run=result)
         self.log(f"tests: {result.summary}")
         return result
+
+    async def checks(self) -> dict[str, TestRun]:
+        """Run every quality check decided at project_verification (not the tests).
+
+        Like :meth:`tests`, a check whose last run saw the same work tree is not run again.
+        """
+        if not self.state.quality_checks:
+            return {}
+        project = self.spec.project_dir
+        tree = await asyncio.to_thread(git.worktree_fingerprint, project)
+        environ = self.project_env.environ(os.environ)
+        results: dict[str, TestRun] = {}
+        for name, command in self.state.quality_checks.items():
+            last = self.state.last_checks.get(name)
+            if last is not None and last.tree == tree and last.command == command:
+                results[name] = last
+                continue
+            result = await gates.run_tests(project, command, environ)
+            results[name] = result.model_copy(update={"tree": tree})
+            verdict = "passes" if result.passed else f"fails (exit {result.exit_code})"
+            self.log(f"check {name}: `{command}` {verdict}")
+        self.save(last_checks=results)
+        return results
+
+    def account(self, result: SessionResult, issue: int | None) -> Spend:
+        """Add a session's figures to the run's spend and to its issue's; return them."""
+        spent = Spend(
+            tokens_in=result.input_tokens,
+            tokens_out=result.output_tokens,
+            cache_read=result.cache_read_tokens,
+            cache_creation=result.cache_creation_tokens,
+            cost_usd=result.cost_usd or 0.0,
+            sessions=1,
+            session_s=result.duration_ms / 1000,
+        )
+        by_issue = dict(self.state.issue_spend)
+        if issue is not None:
+            by_issue[issue] = by_issue.get(issue, Spend()).plus(spent)
+        self.save(spend=self.state.spend.plus(spent), issue_spend=by_issue)
+        return spent
 
     async def ask(
         self, kind: CheckpointType, build: Callable[[str], Awaitable[Checkpoint]]
@@ -183,6 +230,7 @@ class Run:
                 self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
                 await asyncio.sleep(delay)
                 continue
+            self.account(result, expected_issue)
             if done is None or done(reports):
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")
@@ -202,6 +250,9 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
         except StopRun as stop:
             run.log(str(stop))
             return "stopped", str(stop)
+        except ProjectBrokenError as e:
+            run.log(f"the project is broken: {e}")
+            run.move(Phase.FAILED, str(e), failure=str(e), broken=True)
         except HarnessError as e:
             run.log(f"error in {run.state.phase.value}: {e}")
             run.move(Phase.FAILED, str(e), failure=str(e))

@@ -7,6 +7,8 @@ from pathlib import Path
 from pydantic import Field, TypeAdapter, field_validator
 
 from common.schemas.base import StrictModel
+from common.schemas.budget import Budgets
+from common.schemas.quality import QualitySettings
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -42,6 +44,10 @@ class AgentSpec(StrictModel):
     """The playbook the embedded model answers from (defaults to the demo's)."""
     test_command: str | None = None
     """The project's test command; detected from the project when not given."""
+    budgets: Budgets = Field(default_factory=Budgets)
+    """Sessions per issue, turns per session, total cost and time."""
+    quality: QualitySettings | None = None
+    """Quality checks beyond the tests; overrides the repository's ``.harness.json``."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod
