@@ -54,6 +54,8 @@ def test_an_issue_the_model_cannot_fix_is_set_aside_and_the_run_goes_on() -> Non
     assert code == 0, log_text(files)
     assert state.phase is Phase.DONE
     assert state.set_aside == [1]
+    moves = {move.to_phase for move in state.history}
+    assert Phase.REGRESSION_APPROVAL not in moves, "the issue's own failing test is no regression"
     half, double = milestone(files).issues
     assert half.state == "opened" and "needs-human" in half.labels
     assert "in-progress" not in half.labels

@@ -178,7 +178,10 @@ async def coding_session(run: Run) -> None:
         )
     regression: list[str] = []
     if tests is not None and not run.spec.skip_regression:
-        regression = newly_failing(state.issue_baseline, tests, set(files) | new_files)
+        # The issue's own files (every session's), not just this one's: a test the issue
+        # wrote in an earlier session and still fails is unfinished work, no regression.
+        issue_files = set(files) | new_files | _files_of(project, shas)
+        regression = newly_failing(state.issue_baseline, tests, issue_files)
     common_changes: dict[str, object] = {
         "issue_sessions": session_number,
         "issue_commits": shas,
@@ -280,6 +283,14 @@ async def issue_closure(run: Run) -> None:
         done_summary=None,
         feedback=None,
     )
+
+
+def _files_of(project: Path, shas: list[str]) -> set[str]:
+    """Every file the issue's commits changed."""
+    if not shas:
+        return set()
+    span = git.git(project, "diff", "--name-only", f"{shas[0]}~1", shas[-1])
+    return set(span.splitlines())
 
 
 def _last_is_wip(project: Path, shas: list[str]) -> bool:
