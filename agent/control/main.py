@@ -275,7 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     approve = add("approve", cmd_approve, "approve the waiting checkpoint")
     approve.add_argument("agent")
-    approve.add_argument("--choice", help="issue iid(s), or a regression action")
+    approve.add_argument(
+        "--choice", help="issue iid(s), a regression action, or a budget action (raise[:USD])"
+    )
     approve.add_argument("--reason", help="a note recorded with the decision")
     approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
     reject = add("reject", cmd_reject, "reject the waiting checkpoint")

@@ -34,14 +34,9 @@ FEEDBACK_OUTPUT_LINES = 15
 async def issue_selection(run: Run) -> None:
     """Recommend the next open issue; with none left, move to the MR stage."""
     issues = await run.tracker.list_issues()
-    aside = set(run.state.set_aside)
-    open_issues = [
-        issue
-        for issue in issues
-        if issue.state == "opened"
-        and issue.iid not in aside
-        and SET_ASIDE_LABEL not in issue.labels
-    ]
+    # The label decides: a person who removes it gives the issue another chance.
+    aside = {issue.iid for issue in issues if SET_ASIDE_LABEL in issue.labels}
+    open_issues = [issue for issue in issues if issue.state == "opened" and issue.iid not in aside]
     closed = sum(1 for issue in issues if issue.state == "closed")
     if not open_issues or run.state.wrap_up:
         _to_merge_request(run, closed, len(issues) - closed)
