@@ -100,6 +100,8 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             ]
             if c.test_run is not None:
                 out.append(f"Tests: {c.test_run.summary}")
+            for name, run in c.checks.items():
+                out.append(f"Check {name}: `{run.command}` {'passes' if run.passed else 'fails'}")
             if c.model_summary:
                 out.append(f"Summary: {c.model_summary}")
             for refusal in c.gate_refusals:

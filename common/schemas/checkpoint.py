@@ -183,6 +183,8 @@ class IssueClosureContext(StrictModel):
     model_summary: str = ""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)
     """Earlier "done" claims on this issue that the harness's test gate refused."""
+    checks: dict[str, TestRun] = Field(default_factory=dict)
+    """The quality checks' runs on the issue's work (lint, type check…)."""
 
 
 class MrPhaseTransitionContext(StrictModel):

@@ -104,6 +104,7 @@ def test_a_lint_failure_on_new_code_is_feedback_not_a_closure() -> None:
     assert "F401" in refusal.test_run.output_tail
     closures = [c for c in checkpoints.history(files) if isinstance(c, IssueClosureCheckpoint)]
     assert len(closures) == 1, "the lint failure never reached issue_closure"
+    assert closures[0].context.checks["lint"].passed, "the reviewer sees the check pass"
     assert "import os" not in (project / "calc" / "triple.py").read_text()
 
 

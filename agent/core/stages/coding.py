@@ -244,6 +244,7 @@ async def issue_closure(run: Run) -> None:
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
                 gate_refusals=state.gate_refusals,
+                checks=state.last_checks,
             ),
         )
 
