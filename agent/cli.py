@@ -200,6 +200,7 @@ async def _run(
             env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
             cli_path=launch.cli_path,
+            max_turns=info.spec.budgets.turns_per_session,
         )
         run = Run(
             files=files,

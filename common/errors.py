@@ -94,3 +94,7 @@ class ProjectBrokenError(HarnessError):
 class SandboxError(HarnessError):
     """The OS sandbox around sessions cannot be built here, or was asked for something it
     cannot give (for example a remote model endpoint without network)."""
+
+
+class ProjectSettingsError(HarnessError):
+    """The target repository's harness settings file (``.harness.json``) is not valid."""

@@ -106,8 +106,12 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  project:   {info.project_dir}")
     print(f"  workspace: {info.workspace}")
     print(f"  log:       {info.log_file}")
-    if info.reason:
-        print(f"  reason:    {info.reason}")
+    exit_line = info.exit_state.value + (f" ({info.reason})" if info.reason else "")
+    print(f"  exit:      {exit_line}")
+    if info.set_aside:
+        print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")
+    for iid, spend in sorted(info.issue_spend.items()):
+        print(f"  issue #{iid}: {spend.line()}")
     workspace = WorkspaceFiles(info.workspace)
     print(f"  {status_line(read_counts(workspace))}")
     print(f"  secrets:   {security_counts.read(workspace).redactions} redactions")
@@ -230,7 +234,7 @@ async def _agent(name: str) -> AgentInfo:
         return await client.status(name)
 
 
-LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'MODE'} {'PHASE':<20} SPEC"
+LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE'} {'PHASE':<20} SPEC"
 
 
 def _one_line(info: AgentInfo) -> str:
@@ -240,8 +244,8 @@ def _one_line(info: AgentInfo) -> str:
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
     unsandboxed = "" if info.sandboxed else " [UNSANDBOXED]"
     return (
-        f"{info.name:<10} {info.status.value:<8} {mode} {phase:<20} {info.spec_file.name}"
-        f"{waiting}{unsandboxed}"
+        f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode} {phase:<20} "
+        f"{info.spec_file.name}{waiting}{unsandboxed}"
     )
 
 
@@ -305,7 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     approve = add("approve", cmd_approve, "approve the waiting checkpoint")
     approve.add_argument("agent")
-    approve.add_argument("--choice", help="issue iid(s), or a regression action")
+    approve.add_argument(
+        "--choice", help="issue iid(s), a regression action, or a budget action (raise[:USD])"
+    )
     approve.add_argument("--reason", help="a note recorded with the decision")
     approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
     reject = add("reject", cmd_reject, "reject the waiting checkpoint")

@@ -178,3 +178,16 @@ def blocking_failures(baseline: TestRun | None, after: TestRun) -> list[str]:
     if not after.failed_tests and (baseline is None or baseline.passed):
         return [f"(the test run failed: {after.summary})"]
     return []
+
+
+def failing_checks(baseline: dict[str, TestRun], now: dict[str, TestRun]) -> dict[str, TestRun]:
+    """Quality checks that fail now and did not fail before any change.
+
+    A check that already failed at the baseline is reported, never blamed; one with
+    no baseline (added later) counts like one that passed.
+    """
+    return {
+        name: run
+        for name, run in now.items()
+        if not run.passed and (name not in baseline or baseline[name].passed)
+    }

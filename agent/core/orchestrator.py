@@ -28,17 +28,21 @@ from agent.core.workspace import load_info
 from agent.tracker.base import IssueTracker
 from common import decision_mac
 from common.atomic import write_model
-from common.errors import HarnessError, SessionError
+from common.errors import HarnessError, ProjectBrokenError, SessionError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.budget import Budgets
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.gates import TestRun
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
 """The wait before the second attempt of a session; it doubles for each later one."""
+OUT_OF_TURNS = ("maximum number of turns", "error_max_turns")
+"""How the CLI's result says a session used its ``max_turns`` (see :meth:`Run.session`)."""
 Outcome = Literal["done", "failed", "stopped"]
 ModelCheck = Callable[[], Awaitable[list[str]]]
 """Probes the model endpoint: its warnings, or a ``ModelEndpointError`` when it cannot work."""
@@ -78,6 +82,11 @@ class Run:
     def spec(self) -> AgentSpec:
         return self.info.spec
 
+    @property
+    def budgets(self) -> Budgets:
+        """The budgets in force: the spec's, or those a person raised at budget_reached."""
+        return self.state.budgets or self.spec.budgets
+
     def save(self, **changes: object) -> None:
         """Persist field changes that are not a transition (progress within a phase)."""
         self.state = self.state.model_validate({**self.state.model_dump(), **changes})
@@ -113,6 +122,46 @@ class Run:
         trace.gate(result)
         self.log(f"tests: {result.summary}")
         return result
+
+    async def checks(self) -> dict[str, TestRun]:
+        """Run every quality check decided at project_verification (not the tests).
+
+        Like :meth:`tests`, a check whose last run saw the same work tree is not run again.
+        """
+        if not self.state.quality_checks:
+            return {}
+        project = self.spec.project_dir
+        tree = await asyncio.to_thread(git.worktree_fingerprint, project)
+        environ = self.project_env.environ(os.environ)
+        results: dict[str, TestRun] = {}
+        for name, command in self.state.quality_checks.items():
+            last = self.state.last_checks.get(name)
+            if last is not None and last.tree == tree and last.command == command:
+                results[name] = last
+                continue
+            result = await gates.run_tests(project, command, environ, wrap=self.command_wrap)
+            results[name] = result.model_copy(update={"tree": tree})
+            verdict = "passes" if result.passed else f"fails (exit {result.exit_code})"
+            self.log(f"check {name}: `{command}` {verdict}")
+        self.save(last_checks=results)
+        return results
+
+    def account(self, result: SessionResult, issue: int | None) -> Spend:
+        """Add a session's figures to the run's spend and to its issue's; return them."""
+        spent = Spend(
+            tokens_in=result.input_tokens,
+            tokens_out=result.output_tokens,
+            cache_read=result.cache_read_tokens,
+            cache_creation=result.cache_creation_tokens,
+            cost_usd=result.cost_usd or 0.0,
+            sessions=1,
+            session_s=result.duration_ms / 1000,
+        )
+        by_issue = dict(self.state.issue_spend)
+        if issue is not None:
+            by_issue[issue] = by_issue.get(issue, Spend()).plus(spent)
+        self.save(spend=self.state.spend.plus(spent), issue_spend=by_issue)
+        return spent
 
     async def ask(
         self, kind: CheckpointType, build: Callable[[str], Awaitable[Checkpoint]]
@@ -237,14 +286,21 @@ class Run:
                     label, system, prompt, self.sessions, reports, self.log
                 )
             except SessionError as e:
-                if not e.retryable:
-                    raise
-                if attempt == SESSION_ATTEMPTS:
-                    raise SessionError(f"{e} (after {attempt} attempts)") from e
-                delay = RETRY_DELAY_S * 2 ** (attempt - 1)
-                self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
-                await asyncio.sleep(delay)
-                continue
+                if any(mark in str(e) for mark in OUT_OF_TURNS):
+                    # Not a failure to retry: the session worked until its turn budget.
+                    # session.py raises without the figures, so they are unknown here.
+                    self.log(f"{e}: the session used its turn budget; its work is kept")
+                    result = _out_of_turns(self.sessions.max_turns)
+                else:
+                    if not e.retryable:
+                        raise
+                    if attempt == SESSION_ATTEMPTS:
+                        raise SessionError(f"{e} (after {attempt} attempts)") from e
+                    delay = RETRY_DELAY_S * 2 ** (attempt - 1)
+                    self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
+                    await asyncio.sleep(delay)
+                    continue
+            self.account(result, expected_issue)
             await integrity.guard(self, f"after session {label}")
             if done is None or done(reports):
                 return reports, result
@@ -252,6 +308,19 @@ class Run:
         raise SessionError(
             f"session {label} ended {SESSION_ATTEMPTS} times without the required report"
         )
+
+
+def _out_of_turns(max_turns: int) -> SessionResult:
+    """A session that used all its turns, as far as the harness can tell without its result."""
+    return SessionResult(
+        turns=max_turns,
+        cost_usd=None,
+        input_tokens=0,
+        output_tokens=0,
+        duration_ms=0,
+        denials=0,
+        touched=set(),
+    )
 
 
 async def run_to_end(run: Run) -> tuple[Outcome, str]:
@@ -265,6 +334,9 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
         except StopRun as stop:
             run.log(str(stop))
             return "stopped", str(stop)
+        except ProjectBrokenError as e:
+            run.log(f"the project is broken: {e}")
+            run.move(Phase.FAILED, str(e), failure=str(e), broken=True)
         except HarnessError as e:
             run.log(f"error in {run.state.phase.value}: {e}")
             run.move(Phase.FAILED, str(e), failure=str(e))

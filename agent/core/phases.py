@@ -20,11 +20,15 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     P.ISSUE_ENRICHMENT: frozenset({P.CREATE_BRANCH}),
     P.CREATE_BRANCH: frozenset({P.ISSUE_SELECTION}),
     P.ISSUE_SELECTION: frozenset({P.CODING, P.MR_PHASE_TRANSITION}),
-    # A session that did not finish its issue hands off to another: CODING → CODING.
-    P.CODING: frozenset({P.CODING, P.REGRESSION_APPROVAL, P.ISSUE_CLOSURE}),
-    P.REGRESSION_APPROVAL: frozenset({P.CODING, P.ISSUE_CLOSURE}),
+    # A session that did not finish its issue hands off to another: CODING → CODING;
+    # an issue out of sessions (or a budget's "go to the MR") is set aside: → ISSUE_SELECTION.
+    P.CODING: frozenset({P.CODING, P.REGRESSION_APPROVAL, P.ISSUE_CLOSURE, P.ISSUE_SELECTION}),
+    # Before the MR (no current issue): a bug issue to fix, or on to the MR.
+    P.REGRESSION_APPROVAL: frozenset(
+        {P.CODING, P.ISSUE_CLOSURE, P.ISSUE_SELECTION, P.MR_PHASE_TRANSITION}
+    ),
     P.ISSUE_CLOSURE: frozenset({P.ISSUE_SELECTION, P.CODING}),
-    P.MR_PHASE_TRANSITION: frozenset({P.MR_REVIEW, P.DONE}),
+    P.MR_PHASE_TRANSITION: frozenset({P.MR_REVIEW, P.DONE, P.REGRESSION_APPROVAL}),
     P.MR_REVIEW: frozenset({P.MR_REVIEW, P.MR_CREATE}),
     P.MR_CREATE: frozenset({P.DONE}),
     P.DONE: frozenset(),
@@ -70,7 +74,7 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
     - budgets the harness counts per phase start again: the sessions spent on the
       current issue (``issue_sessions``), so "issue #N is not done after 3 sessions"
       gets three new sessions on that issue;
-    - ``failure`` is cleared, so the old reason is not reported again;
+    - ``failure`` (and ``broken``) are cleared, so the old reason is not reported again;
     - everything else (issues, commits, the test baseline, the files that were dirty
       before a session, feedback) is kept: the work done so far is not thrown away.
 
@@ -86,6 +90,7 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
     update: dict[str, object] = {
         "phase": failed_in,
         "failure": None,
+        "broken": False,
         "issue_sessions": 0,
         "history": [*state.history, move],
         "updated_at": utc_now(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from common.schemas.checkpoint import (
+    BudgetReachedCheckpoint,
     Checkpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
@@ -54,6 +55,9 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             ]
             if c.baseline_tests is not None:
                 out.append(f"Baseline tests: {c.baseline_tests.summary}")
+            for name, run in c.quality_checks.items():
+                verdict = "passes" if run.passed else f"fails ({run.summary})"
+                out.append(f"Check {name}: `{run.command}` {verdict}")
             out += [f"Warning: {w}" for w in c.warnings]
             return out
         case SpecToIssuesCheckpoint(context=c):
@@ -73,7 +77,12 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 out.append(f"  {mark} #{ref.iid} {ref.title}")
             return out
         case RegressionApprovalCheckpoint(context=c):
-            out = [f"Issue #{c.issue_iid}: {c.issue_title}", "Newly failing:"]
+            where = (
+                f"Issue #{c.issue_iid}: {c.issue_title}"
+                if c.issue_iid is not None
+                else "Before the merge request (every issue done)"
+            )
+            out = [where, "Newly failing:"]
             out += [f"  ✗ {name}" for name in c.newly_failing]
             out.append(f"Actions: {', '.join(a.value for a in c.actions)}")
             return out
@@ -91,6 +100,8 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             ]
             if c.test_run is not None:
                 out.append(f"Tests: {c.test_run.summary}")
+            for name, run in c.checks.items():
+                out.append(f"Check {name}: `{run.command}` {'passes' if run.passed else 'fails'}")
             if c.model_summary:
                 out.append(f"Summary: {c.model_summary}")
             for refusal in c.gate_refusals:
@@ -106,6 +117,14 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 out.append(f"Final tests: {c.test_run.summary}")
             if c.skip_mr_creation:
                 out.append("skip_mr_creation: the run stops on the feature branch")
+            return out
+        case BudgetReachedCheckpoint(context=c):
+            out = [f"Reached: {line}" for line in c.reached]
+            out.append(f"Spent: {c.spend.line()}")
+            out += [f"  #{iid}: {spend.line()}" for iid, spend in sorted(c.issue_spend.items())]
+            if c.current_issue is not None:
+                out.append(f"In progress: #{c.current_issue} (set aside on merge_request)")
+            out.append(f"Actions: {', '.join(a.value for a in c.actions)}")
             return out
         case MrReviewCheckpoint(context=c):
             return [

@@ -18,7 +18,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import CheckpointFile
 from common.schemas.daemon_state import AgentRecord, AgentStatus
-from common.schemas.exit_status import AgentExit
+from common.schemas.exit_status import AgentExit, ExitState
 from common.schemas.protocol import AgentInfo
 from common.schemas.workspace import WorkspaceInfo
 
@@ -65,7 +65,19 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         started_at=record.started_at,
         reason=reason,
         sandboxed=record.spec.sandbox,
+        exit_state=exit_state(status, state),
+        issue_spend=state.issue_spend if state is not None else {},
+        set_aside=state.set_aside if state is not None else [],
     )
+
+
+def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
+    """The seed's exit state: only a finished agent is complete, failed or broken."""
+    if status is AgentStatus.DONE:
+        return ExitState.COMPLETE
+    if status is AgentStatus.FAILED:
+        return ExitState.BROKEN if state is not None and state.broken else ExitState.FAILED
+    return ExitState.CONTINUING
 
 
 def _status(

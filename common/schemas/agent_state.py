@@ -9,7 +9,9 @@ from typing import Literal
 from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
+from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.spend import Spend
 
 
 class Stage(StrEnum):
@@ -130,5 +132,25 @@ class AgentState(StrictModel):
     dismissed_checkpoints: list[str] = Field(default_factory=list)
     """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
     failure: str | None = None
+    broken: bool = False
+    """The run failed because the project's own tests cannot run (exit state "broken")."""
+    quality_checks: dict[str, str] = Field(default_factory=dict)
+    """Check name → command, decided at project_verification (the tests not included)."""
+    check_baseline: dict[str, TestRun] = Field(default_factory=dict)
+    """Each check before any change: one that failed then is reported, never blamed."""
+    last_checks: dict[str, TestRun] = Field(default_factory=dict)
+    """Each check's latest run."""
+    spend: Spend = Field(default_factory=Spend)
+    """Every session of the run so far."""
+    issue_spend: dict[int, Spend] = Field(default_factory=dict)
+    """The sessions of each issue (by iid)."""
+    set_aside: list[int] = Field(default_factory=list)
+    """Issues left for a person after their session budget (label ``needs-human``)."""
+    budgets: Budgets | None = None
+    """Budgets a person raised at budget_reached; ``None``: the spec's."""
+    wrap_up: bool = False
+    """A person chose "go to the merge request with what is done": no new issue starts."""
+    accepted_regressions: list[str] = Field(default_factory=list)
+    """Failures a person deferred at the regression check before the merge request."""
     history: list[Transition] = Field(default_factory=list)
     updated_at: datetime = Field(default_factory=utc_now)

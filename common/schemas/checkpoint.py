@@ -1,4 +1,4 @@
-"""``.hitl_checkpoint.json`` and ``.hitl_checkpoint_log.json``: the eight checkpoints.
+"""``.hitl_checkpoint.json`` and ``.hitl_checkpoint_log.json``: the checkpoints.
 
 Each checkpoint type has its own context (what the human needs to see) and its
 own decision (what the human can choose). The union is discriminated by ``type``.
@@ -13,12 +13,14 @@ from typing import Annotated, Literal
 from pydantic import Field, RootModel, TypeAdapter, model_validator
 
 from common.schemas.base import StrictModel, utc_now
+from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.spend import Spend
 
 
 class CheckpointType(StrEnum):
-    """The eight points where a human (or auto-accept) decides."""
+    """The points where a human (or auto-accept) decides: the seed's eight, and a budget."""
 
     PROJECT_VERIFICATION = "project_verification"
     SPEC_TO_ISSUES = "spec_to_issues"
@@ -28,6 +30,18 @@ class CheckpointType(StrEnum):
     ISSUE_CLOSURE = "issue_closure"
     MR_PHASE_TRANSITION = "mr_phase_transition"
     MR_REVIEW = "mr_review"
+    BUDGET_REACHED = "budget_reached"
+
+
+class BudgetAction(StrEnum):
+    """What follows a reached budget."""
+
+    RAISE = "raise"
+    """Raise the reached budget(s) and carry on."""
+    STOP = "stop"
+    """Pause the run here; ``harness resume`` asks again."""
+    MERGE_REQUEST = "merge_request"
+    """Start no new issue: set the current one aside and go on to the MR with what is done."""
 
 
 class RegressionAction(StrEnum):
@@ -96,6 +110,22 @@ class RegressionDecision(Decision):
         return self
 
 
+class BudgetDecision(Decision):
+    """An action; a plain reject is ``stop``. ``raise`` may name the new limits."""
+
+    action: BudgetAction = BudgetAction.STOP
+    cost_usd: float | None = Field(default=None, gt=0)
+    """The new cost budget (``raise``); ``None``: double the one reached."""
+    wall_time_min: float | None = Field(default=None, gt=0)
+    """The new time budget (``raise``); ``None``: double the one reached."""
+
+    @model_validator(mode="after")
+    def _reject_is_stop(self) -> BudgetDecision:
+        if not self.approved and self.action is not BudgetAction.STOP:
+            raise ValueError("a rejected budget_reached checkpoint stops the run")
+        return self
+
+
 # --- contexts --------------------------------------------------------------------------
 
 
@@ -108,6 +138,8 @@ class ProjectVerificationContext(StrictModel):
     tracker: Literal["file", "gitlab"]
     test_command: str | None
     baseline_tests: TestRun | None = None
+    quality_checks: dict[str, TestRun] = Field(default_factory=dict)
+    """Each quality check's run before any change (lint, type check…)."""
     uncommitted: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
@@ -128,7 +160,8 @@ class IssueEnrichmentContext(StrictModel):
 
 
 class RegressionApprovalContext(StrictModel):
-    issue_iid: int
+    issue_iid: int | None
+    """``None``: the regression check before the merge request (no issue in progress)."""
     issue_title: str
     newly_failing: list[str]
     test_run: TestRun
@@ -154,6 +187,8 @@ class IssueClosureContext(StrictModel):
     model_summary: str = ""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)
     """Earlier "done" claims on this issue that the harness's test gate refused."""
+    checks: dict[str, TestRun] = Field(default_factory=dict)
+    """The quality checks' runs on the issue's work (lint, type check…)."""
 
 
 class MrPhaseTransitionContext(StrictModel):
@@ -161,6 +196,18 @@ class MrPhaseTransitionContext(StrictModel):
     open_issues: list[IssueRef]
     test_run: TestRun | None = None
     skip_mr_creation: bool = False
+
+
+class BudgetReachedContext(StrictModel):
+    reached: list[str]
+    """Which budgets were reached, e.g. ``cost: $1.02 of $1.00``."""
+    spend: Spend
+    """Every session of the run so far."""
+    issue_spend: dict[int, Spend] = Field(default_factory=dict)
+    budgets: Budgets
+    current_issue: int | None = None
+    """The issue in progress, set aside when the run goes on to the MR."""
+    actions: list[BudgetAction] = Field(default_factory=lambda: list(BudgetAction))
 
 
 class MrReviewContext(StrictModel):
@@ -237,6 +284,12 @@ class MrReviewCheckpoint(CheckpointBase):
     decision: Decision | None = None
 
 
+class BudgetReachedCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.BUDGET_REACHED] = CheckpointType.BUDGET_REACHED
+    context: BudgetReachedContext
+    decision: BudgetDecision | None = None
+
+
 Checkpoint = Annotated[
     ProjectVerificationCheckpoint
     | SpecToIssuesCheckpoint
@@ -245,12 +298,15 @@ Checkpoint = Annotated[
     | IssueSelectionCheckpoint
     | IssueClosureCheckpoint
     | MrPhaseTransitionCheckpoint
-    | MrReviewCheckpoint,
+    | MrReviewCheckpoint
+    | BudgetReachedCheckpoint,
     Field(discriminator="type"),
 ]
-"""Any one of the eight checkpoints."""
+"""Any one of the checkpoints."""
 
-AnyDecision = Decision | EnrichmentDecision | SelectionDecision | RegressionDecision
+AnyDecision = (
+    Decision | EnrichmentDecision | SelectionDecision | RegressionDecision | BudgetDecision
+)
 
 CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)
 

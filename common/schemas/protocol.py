@@ -19,7 +19,9 @@ from common.schemas.agent_state import Phase
 from common.schemas.base import StrictModel
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 
 #: Longest accepted frame, in bytes; longer lines are answered with an error.
 MAX_FRAME_BYTES = 1024 * 1024
@@ -125,6 +127,12 @@ class AgentInfo(StrictModel):
     sandboxed: bool = True
     """Its sessions run in the OS sandbox; ``False`` when its spec says ``"sandbox": false``
     (an agent that wants the sandbox where it cannot run refuses to start)."""
+    exit_state: ExitState = ExitState.CONTINUING
+    """continuing, complete, failed or broken (the project's tests cannot run)."""
+    issue_spend: dict[int, Spend] = Field(default_factory=dict)
+    """What each issue's sessions cost so far."""
+    set_aside: list[int] = Field(default_factory=list)
+    """Issues left for a person (``needs-human``)."""
 
 
 class Hello(StrictModel):

@@ -7,7 +7,9 @@ from pathlib import Path
 from pydantic import Field, TypeAdapter, field_validator
 
 from common.schemas.base import StrictModel
+from common.schemas.budget import Budgets
 from common.schemas.policy import PolicySettings
+from common.schemas.quality import QualitySettings
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -52,6 +54,10 @@ class AgentSpec(StrictModel):
     sandbox_network: bool = False
     """Give the model's commands the host's network. Off: the sandbox reaches only the
     model endpoint. There is no per-host allowlist yet (see docs/security.md)."""
+    budgets: Budgets = Field(default_factory=Budgets)
+    """Sessions per issue, turns per session, total cost and time."""
+    quality: QualitySettings | None = None
+    """Quality checks beyond the tests; overrides the repository's ``.harness.json``."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod

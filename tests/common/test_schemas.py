@@ -73,6 +73,7 @@ from common.schemas.protocol import (
 )
 from common.schemas.spec import AgentSpec, SpecList
 from common.schemas.workspace import WorkspaceInfo
+from tests.core.checkpoint_samples import budget as budget_sample
 
 WHEN = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 SPEC = AgentSpec(
@@ -206,10 +207,11 @@ CHECKPOINTS: list[Checkpoint] = [
             commits=["a" * 40],
         ),
     ),
+    budget_sample("br-1"),
 ]
 
 
-def test_the_samples_cover_all_eight_checkpoint_types() -> None:
+def test_the_samples_cover_every_checkpoint_type() -> None:
     assert {checkpoint.type for checkpoint in CHECKPOINTS} == set(CheckpointType)
 
 

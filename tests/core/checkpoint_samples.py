@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
+    BudgetReachedCheckpoint,
+    BudgetReachedContext,
     Checkpoint,
     CheckpointType,
     IssueClosureCheckpoint,
@@ -27,6 +30,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.spend import Spend
 
 ISSUES = [
     IssueRef(iid=1, title="Parser"),
@@ -130,6 +134,20 @@ def mr_review(checkpoint_id: str = "mr-1") -> Checkpoint:
     )
 
 
+def budget(checkpoint_id: str = "br-1") -> Checkpoint:
+    spend = Spend(tokens_in=1000, tokens_out=100, cost_usd=1.25, sessions=3, session_s=60)
+    return BudgetReachedCheckpoint(
+        **_text(checkpoint_id),
+        context=BudgetReachedContext(
+            reached=["cost: $1.2500 of $1.0000"],
+            spend=spend,
+            issue_spend={1: spend},
+            budgets=Budgets(cost_usd=1.0),
+            current_issue=2,
+        ),
+    )
+
+
 def every_type() -> list[Checkpoint]:
     samples = [
         project_verification(),
@@ -140,6 +158,7 @@ def every_type() -> list[Checkpoint]:
         closure(),
         mr_transition(),
         mr_review(),
+        budget(),
     ]
     assert {sample.type for sample in samples} == set(CheckpointType)
     return samples

@@ -12,6 +12,7 @@ from agent.core.gates import (
     Baseline,
     blocking_failures,
     classify_baseline,
+    failing_checks,
     newly_failing,
     run_tests,
     summarize,
@@ -246,3 +247,14 @@ async def test_a_timed_out_run_keeps_what_it_printed(tiny_project: Path) -> None
 
     assert result.exit_code == 124
     assert result.summary == "timed out: collected 3 items"
+
+
+def _check(exit_code: int) -> TestRun:
+    return TestRun(command="ruff check .", exit_code=exit_code, duration_s=0.1, summary="x")
+
+
+def test_a_check_is_blamed_only_when_it_did_not_fail_before() -> None:
+    baseline = {"lint": _check(0), "types": _check(1)}
+    now = {"lint": _check(1), "types": _check(1), "vet": _check(1), "fmt": _check(0)}
+
+    assert list(failing_checks(baseline, now)) == ["lint", "vet"]

@@ -159,3 +159,16 @@ def test_a_state_that_did_not_fail_is_resumed_as_is(phase: Phase) -> None:
     state = AgentState(phase=phase, issue_sessions=2)
 
     assert resume_after_failure(state) is state
+
+
+def test_a_set_aside_issue_and_the_regression_check_before_the_mr_are_legal_moves() -> None:
+    assert can_move(Phase.CODING, Phase.ISSUE_SELECTION)
+    assert can_move(Phase.MR_PHASE_TRANSITION, Phase.REGRESSION_APPROVAL)
+    assert can_move(Phase.REGRESSION_APPROVAL, Phase.MR_PHASE_TRANSITION)
+    assert can_move(Phase.REGRESSION_APPROVAL, Phase.ISSUE_SELECTION)
+
+
+def test_a_resumed_broken_run_is_no_longer_broken() -> None:
+    state = advance(AgentState(broken=True), Phase.FAILED, "tests cannot run", broken=True)
+
+    assert not resume_after_failure(state).broken

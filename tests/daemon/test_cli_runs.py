@@ -115,8 +115,11 @@ async def test_a_failed_spec_is_refused_then_resumed_or_run_fresh(
 
     listed = await harness("list")
     header, *rows = listed.stdout.splitlines()
-    assert header.split() == ["AGENT", "STATUS", "MODE", "PHASE", "SPEC"]
-    assert [row.split()[:2] for row in rows] == [["agent_1", "running"], ["agent_2", "failed"]]
+    assert header.split() == ["AGENT", "STATUS", "EXIT", "MODE", "PHASE", "SPEC"]
+    assert [row.split()[:3] for row in rows] == [
+        ["agent_1", "running", "continuing"],
+        ["agent_2", "failed", "failed"],
+    ]
 
 
 async def test_remove_finished_clears_the_ended_agents_only(

@@ -183,6 +183,14 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
         await asyncio.sleep(0.1)
         final = harness("status", "agent_1")
     assert " done " in final.stdout.splitlines()[0], final.stdout
+    for _ in range(100):  # the phase is done a moment before the process has exited
+        if "  exit:      complete\n" in final.stdout:
+            break
+        await asyncio.sleep(0.1)
+        final = harness("status", "agent_1")
+    assert "  exit:      complete\n" in final.stdout, final.stdout
+    for iid in (1, 2, 3):
+        assert f"  issue #{iid}: " in final.stdout and "$0.0000" in final.stdout, final.stdout
     assert rejected_once
     milestone = read_model(files.milestone, FileMilestone)
     assert [issue.state for issue in milestone.issues] == ["closed"] * 3

@@ -67,7 +67,10 @@ async def test_human_answers_every_checkpoint_and_a_reject_leads_to_a_new_propos
     assert read_model(files.exit_status, AgentExit).outcome == "done"
     history = checkpoints.history(files)
     kinds = {entry.type for entry in history}
-    assert kinds == set(CheckpointType) - {CheckpointType.REGRESSION_APPROVAL}
+    assert kinds == set(CheckpointType) - {
+        CheckpointType.REGRESSION_APPROVAL,
+        CheckpointType.BUDGET_REACHED,
+    }
     enrichment = next(e for e in history if e.type is CheckpointType.ISSUE_ENRICHMENT)
     assert isinstance(enrichment.decision, EnrichmentDecision)
     assert enrichment.decision.selected == []

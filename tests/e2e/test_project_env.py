@@ -24,11 +24,14 @@ from agent.control.demo import prepare_demo
 from agent.control.demo_env import ensure_demo_env
 from agent.core import checkpoints, git
 from agent.core.workspace import prepare_workspace
+from agent.daemon.agent_view import exit_state
 from agent.model.playbook import ONLY_THE_DEMO
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import IssueClosureCheckpoint
+from common.schemas.daemon_state import AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.policy import PolicySettings
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from tests.e2e.agents import finish, log_text, start_agent
@@ -128,6 +131,8 @@ def test_a_project_whose_tests_cannot_run_stops_at_project_verification() -> Non
     assert "the project's tests cannot run" in state.failure
     assert "No module named no_such_runner_here" in state.failure
     assert "\n" not in state.failure
+    assert state.broken, "the exit state is broken, not failed"
+    assert exit_state(AgentStatus.FAILED, state) is ExitState.BROKEN
     assert [t.from_phase for t in state.history] == [Phase.PROJECT_VERIFICATION]
     assert time.monotonic() - started < 30
 

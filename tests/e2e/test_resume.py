@@ -63,7 +63,10 @@ async def test_killed_at_every_checkpoint_and_mid_session_the_agent_resumes() ->
             kill(agent)
 
     assert killed_mid_session
-    assert set(resumed) == set(CheckpointType) - {CheckpointType.REGRESSION_APPROVAL}
+    assert set(resumed) == set(CheckpointType) - {
+        CheckpointType.REGRESSION_APPROVAL,
+        CheckpointType.BUDGET_REACHED,
+    }
     assert read_model(files.state, AgentState).phase is Phase.DONE
     milestone = read_model(files.milestone, FileMilestone)
     assert [(i.iid, i.state) for i in milestone.issues] == [

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
+    BudgetReachedCheckpoint,
+    BudgetReachedContext,
     Checkpoint,
     CheckpointType,
     IssueClosureCheckpoint,
@@ -31,6 +34,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.spend import Spend
 
 T0 = datetime(2026, 1, 15, 9, 30, tzinfo=UTC)
 
@@ -217,6 +221,34 @@ def mr_review(checkpoint_id: str = "mr_review-0") -> Checkpoint:
     )
 
 
+def budget_reached(checkpoint_id: str = "budget_reached-0") -> Checkpoint:
+    spend = Spend(
+        tokens_in=182_000,
+        tokens_out=9_400,
+        cache_read=150_000,
+        cache_creation=20_000,
+        cost_usd=1.0312,
+        sessions=4,
+        session_s=312.5,
+    )
+    first = Spend(tokens_in=120_000, tokens_out=6_000, cost_usd=0.6811, sessions=2, session_s=201)
+    return BudgetReachedCheckpoint(
+        id=checkpoint_id,
+        created_at=_at(8),
+        what_happened=["budget reached: cost: $1.0312 of $1.0000", f"spent so far: {spend.line()}"],
+        to_decide="Raise the budget, stop here, or go on to the merge request?",
+        if_approved="merge_request: the merge request is prepared with what is done",
+        if_rejected="The run stops here; `harness resume` asks again",
+        context=BudgetReachedContext(
+            reached=["cost: $1.0312 of $1.0000"],
+            spend=spend,
+            issue_spend={1: first},
+            budgets=Budgets(cost_usd=1.0),
+            current_issue=2,
+        ),
+    )
+
+
 BUILDERS = {
     CheckpointType.PROJECT_VERIFICATION: project_verification,
     CheckpointType.SPEC_TO_ISSUES: spec_to_issues,
@@ -226,5 +258,6 @@ BUILDERS = {
     CheckpointType.ISSUE_CLOSURE: issue_closure,
     CheckpointType.MR_PHASE_TRANSITION: mr_phase_transition,
     CheckpointType.MR_REVIEW: mr_review,
+    CheckpointType.BUDGET_REACHED: budget_reached,
 }
 """One sample per checkpoint type, by type."""

@@ -11,6 +11,7 @@ from textual.content import Content
 
 from agent.core.render import context_lines
 from common.schemas.checkpoint import (
+    BudgetReachedCheckpoint,
     Checkpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -41,6 +42,8 @@ def approve_label(checkpoint: Checkpoint) -> str:
             return "approve: fix_now"
         case IssueSelectionCheckpoint(context=c):
             return f"approve: issue #{c.recommended_iid}"
+        case BudgetReachedCheckpoint():
+            return "approve: merge_request"
     return "approve"
 
 
@@ -51,6 +54,8 @@ def reject_label(checkpoint: Checkpoint) -> str | None:
             return None
         case IssueEnrichmentCheckpoint():
             return "reject: enrich none"
+        case BudgetReachedCheckpoint():
+            return "reject: stop"
     return "reject"
 
 

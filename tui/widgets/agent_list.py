@@ -9,10 +9,17 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.protocol import AgentInfo
 from tui import labels
 
-COLUMNS = (("agent", "Agent"), ("spec", "Spec"), ("phase", "Phase"), ("status", "Status"))
+COLUMNS = (
+    ("agent", "Agent"),
+    ("spec", "Spec"),
+    ("phase", "Phase"),
+    ("status", "Status"),
+    ("exit", "Exit"),
+)
 MODE_COLUMN = ("mode", "Mode")
 
 STATUS_STYLES = {
@@ -24,6 +31,14 @@ STATUS_STYLES = {
 }
 
 
+EXIT_STYLES = {
+    ExitState.CONTINUING: "",
+    ExitState.COMPLETE: "cyan",
+    ExitState.FAILED: "bold red",
+    ExitState.BROKEN: "bold magenta",
+}
+
+
 def cells(info: AgentInfo) -> dict[str, Text]:
     """The row of one agent, by column key (Text, so names are never read as markup)."""
     return {
@@ -31,6 +46,7 @@ def cells(info: AgentInfo) -> dict[str, Text]:
         "spec": Text(info.spec_file.name),
         "phase": Text(labels.phase(info.phase)),
         "status": Text(labels.status(info), style=STATUS_STYLES[info.status]),
+        "exit": Text(info.exit_state.value, style=EXIT_STYLES[info.exit_state]),
         "mode": Text(labels.mode(info), style=_mode_style(info)),
     }
 

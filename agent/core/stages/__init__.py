@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from agent.core.orchestrator import Run
-from agent.core.stages import coding, initializer, merge_request
+from agent.core.stages import coding, initializer, merge_request, regression
 from common.schemas.agent_state import Phase
 
 Handler = Callable[[Run], Awaitable[None]]
@@ -17,7 +17,7 @@ HANDLERS: dict[Phase, Handler] = {
     Phase.CREATE_BRANCH: initializer.create_branch,
     Phase.ISSUE_SELECTION: coding.issue_selection,
     Phase.CODING: coding.coding_session,
-    Phase.REGRESSION_APPROVAL: coding.regression_approval,
+    Phase.REGRESSION_APPROVAL: regression.regression_approval,
     Phase.ISSUE_CLOSURE: coding.issue_closure,
     Phase.MR_PHASE_TRANSITION: merge_request.mr_phase_transition,
     Phase.MR_REVIEW: merge_request.mr_review,

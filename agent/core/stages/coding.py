@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core import commits, git, integrity, trace
-from agent.core.gates import blocking_failures, newly_failing
+from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
+from agent.core.stages import budget
+from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -21,16 +23,10 @@ from common.schemas.checkpoint import (
     IssueRef,
     IssueSelectionCheckpoint,
     IssueSelectionContext,
-    RegressionAction,
-    RegressionApprovalCheckpoint,
-    RegressionApprovalContext,
-    RegressionDecision,
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
-from common.schemas.issues import IssueDraft
 
-MAX_SESSIONS_PER_ISSUE = 3
 DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15
 
@@ -38,11 +34,17 @@ FEEDBACK_OUTPUT_LINES = 15
 async def issue_selection(run: Run) -> None:
     """Recommend the next open issue; with none left, move to the MR stage."""
     issues = await run.tracker.list_issues()
-    open_issues = [issue for issue in issues if issue.state == "opened"]
-    if not open_issues:
-        run.move(Phase.MR_PHASE_TRANSITION, "every issue is closed")
+    # The label decides: a person who removes it gives the issue another chance.
+    aside = {issue.iid for issue in issues if SET_ASIDE_LABEL in issue.labels}
+    open_issues = [issue for issue in issues if issue.state == "opened" and issue.iid not in aside]
+    closed = sum(1 for issue in issues if issue.state == "closed")
+    if not open_issues or run.state.wrap_up:
+        _to_merge_request(run, closed, len(issues) - closed)
         return
     _check_iteration_budget(run)
+    if await budget.guard(run) == "wrap_up":
+        _to_merge_request(run, closed, len(issues) - closed)
+        return
     in_progress = [i.iid for i in open_issues if "in-progress" in i.labels]
     recommended = in_progress[0] if in_progress else open_issues[0].iid
 
@@ -50,7 +52,8 @@ async def issue_selection(run: Run) -> None:
         return IssueSelectionCheckpoint(
             id=checkpoint_id,
             what_happened=[
-                f"{len(issues) - len(open_issues)} of {len(issues)} issue(s) closed",
+                f"{closed} of {len(issues)} issue(s) closed"
+                + (f", {len(aside)} set aside" if aside else ""),
                 f"recommended next: #{recommended}",
             ],
             to_decide="Which issue should the next coding session work on?",
@@ -61,7 +64,7 @@ async def issue_selection(run: Run) -> None:
                     IssueRef(iid=i.iid, title=i.title, labels=i.labels) for i in open_issues
                 ],
                 recommended_iid=recommended,
-                closed_count=len(issues) - len(open_issues),
+                closed_count=closed,
             ),
         )
 
@@ -96,11 +99,14 @@ async def coding_session(run: Run) -> None:
     iid = state.current_issue
     assert iid is not None
     project = run.spec.project_dir
-    if state.issue_sessions >= MAX_SESSIONS_PER_ISSUE:
-        reason = f"issue #{iid} is not done after {MAX_SESSIONS_PER_ISSUE} sessions"
-        run.move(Phase.FAILED, reason, failure=reason)
+    limit = run.budgets.sessions_per_issue
+    if state.issue_sessions >= limit:
+        await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)")
         return
     _check_iteration_budget(run)
+    if await budget.guard(run) == "wrap_up":
+        await _wrap_up(run, iid)
+        return
     if git.current_branch(project) != run.info.feature_branch:
         git.git(project, "checkout", run.info.feature_branch)
     if state.pre_session_dirty is None:
@@ -128,15 +134,16 @@ async def coding_session(run: Run) -> None:
     # The gates run before the commit, so the commit can say what the work is.
     tests = await run.tests()
     blocking = blocking_failures(state.issue_baseline, tests) if tests is not None else []
+    checks = failing_checks(state.check_baseline, await run.checks())
     shas = list(state.issue_commits)
-    accepted = reports.done is not None and not blocking and bool(files or shas)
+    accepted = reports.done is not None and not blocking and not checks and bool(files or shas)
     sha: str | None = None
     if files or (accepted and _last_is_wip(project, shas)):
         text = commits.message(
             "feat" if accepted else "wip",
             iid,
             issue.title,
-            _commit_body(reports, blocking, tests),
+            _commit_body(reports, blocking, tests, list(checks)),
             files,
             commits.tests_line(files, new_files),
         )
@@ -148,21 +155,29 @@ async def coding_session(run: Run) -> None:
         run.log("the session changed no files")
     if reports.handoff is not None:
         await run.tracker.add_note(iid, "handoff", _handoff_note(run, reports.handoff, files))
+    elif reports.done is None and result.turns >= run.sessions.max_turns:
+        handoff = _turns_handoff(iid, result.turns, files)
+        await run.tracker.add_note(iid, "handoff", _handoff_note(run, handoff, files))
+        run.log(f"the session used all {result.turns} turns; the harness wrote its handoff")
 
     refusals = list(state.gate_refusals)
-    if reports.done is not None and blocking and tests is not None:
+    refused_by = tests if blocking else next(iter(checks.values()), None)
+    if reports.done is not None and refused_by is not None:
         refusals.append(
             GateRefusal(
                 session=session_number,
                 claim=reports.done.summary,
                 commit_sha=sha,
-                failing=blocking,
-                test_run=tests,
+                failing=blocking + [_check_line(name, run) for name in checks],
+                test_run=refused_by,
             )
         )
     regression: list[str] = []
     if tests is not None and not run.spec.skip_regression:
-        regression = newly_failing(state.issue_baseline, tests, set(files) | new_files)
+        # The issue's own files (every session's), not just this one's: a test the issue
+        # wrote in an earlier session and still fails is unfinished work, no regression.
+        issue_files = set(files) | new_files | _files_of(project, shas)
+        regression = newly_failing(state.issue_baseline, tests, issue_files)
     common_changes: dict[str, object] = {
         "issue_sessions": session_number,
         "issue_commits": shas,
@@ -175,7 +190,7 @@ async def coding_session(run: Run) -> None:
         run.move(Phase.REGRESSION_APPROVAL, "regression", regression=regression, **common_changes)
         return
     if not accepted:
-        feedback = _refusal_feedback(reports, shas, blocking, tests)
+        feedback = _refusal_feedback(reports, shas, blocking, tests, checks)
         run.log(feedback.splitlines()[0])
         run.move(
             Phase.CODING,
@@ -193,61 +208,6 @@ async def coding_session(run: Run) -> None:
         feedback=None,
         **common_changes,
     )
-
-
-async def regression_approval(run: Run) -> None:
-    """Tests that passed before fail now: fix now, defer to a bug issue, or abort."""
-    state = run.state
-    iid = state.current_issue
-    assert iid is not None and state.last_test_run is not None
-    issue = await run.tracker.get_issue(iid)
-    test_run = state.last_test_run
-
-    async def build(checkpoint_id: str) -> Checkpoint:
-        return RegressionApprovalCheckpoint(
-            id=checkpoint_id,
-            what_happened=[
-                f"issue #{iid} was implemented and committed",
-                f"the test suite now fails: {test_run.summary}",
-            ],
-            to_decide="Tests that passed before fail now. What should happen?",
-            if_approved="fix_now: another session fixes it; defer: a bug issue is filed",
-            if_rejected="Blocked: choose fix_now, defer or abort",
-            context=RegressionApprovalContext(
-                issue_iid=iid,
-                issue_title=issue.title,
-                newly_failing=state.regression,
-                test_run=test_run,
-            ),
-        )
-
-    checkpoint = await run.ask(CheckpointType.REGRESSION_APPROVAL, build)
-    decision = checkpoint.decision
-    assert isinstance(decision, RegressionDecision)
-    match decision.action:
-        case RegressionAction.FIX_NOW:
-            failing = ", ".join(state.regression)
-            run.move(
-                Phase.CODING,
-                "fix the regression",
-                feedback=f"These tests passed before this issue and fail now: {failing}. "
-                "Fix the regression without weakening the tests.",
-                feedback_source="human",
-                regression=[],
-            )
-        case RegressionAction.DEFER:
-            bug = IssueDraft(
-                title=f"Regression after #{iid}: {', '.join(state.regression)[:150]}",
-                summary=f"After issue #{iid} ({issue.title}) these tests fail: "
-                + ", ".join(state.regression),
-                test_criteria=[f"{name} passes again" for name in state.regression],
-            )
-            created = await run.tracker.create_issues([bug])
-            run.log(f"regression deferred to issue #{created[0].iid}")
-            run.move(Phase.ISSUE_CLOSURE, "regression deferred", regression=[])
-        case RegressionAction.ABORT:
-            reason = f"aborted at regression_approval by {decision.decided_by}"
-            run.move(Phase.FAILED, reason, failure=reason)
 
 
 async def issue_closure(run: Run) -> None:
@@ -286,6 +246,7 @@ async def issue_closure(run: Run) -> None:
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
                 gate_refusals=state.gate_refusals,
+                checks=state.last_checks,
             ),
         )
 
@@ -307,7 +268,7 @@ async def issue_closure(run: Run) -> None:
         iid,
         "closure",
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
-        f"Summary: {state.done_summary or ''}",
+        f"Spend: {spend_of(run, iid).line()}\nSummary: {state.done_summary or ''}",
     )
     await run.tracker.close_issue(iid)
     run.move(
@@ -323,6 +284,14 @@ async def issue_closure(run: Run) -> None:
     )
 
 
+def _files_of(project: Path, shas: list[str]) -> set[str]:
+    """Every file the issue's commits changed."""
+    if not shas:
+        return set()
+    span = git.git(project, "diff", "--name-only", f"{shas[0]}~1", shas[-1])
+    return set(span.splitlines())
+
+
 def _last_is_wip(project: Path, shas: list[str]) -> bool:
     """Whether the issue's latest commit is a ``wip`` one (accepted work then gets a
     ``feat`` commit of its own, even when the accepting session changed nothing)."""
@@ -331,10 +300,17 @@ def _last_is_wip(project: Path, shas: list[str]) -> bool:
     return git.git(project, "log", "-1", "--format=%s", shas[-1]).startswith("wip(")
 
 
-def _commit_body(reports: SessionReports, blocking: list[str], tests: TestRun | None) -> str:
+def _commit_body(
+    reports: SessionReports, blocking: list[str], tests: TestRun | None, checks: list[str]
+) -> str:
     """The commit's body: the model's summary only when the harness accepted the work."""
     if reports.done is None:
         return "Work in progress: the session did not report the issue done; see the handoff note."
+    if checks and not blocking:
+        return (
+            "Work in progress: the session reported the issue done, but the harness's quality "
+            f"checks refused it (failing: {', '.join(checks)})."
+        )
     if not blocking:
         return reports.done.summary
     summary = tests.summary if tests is not None else "failed"
@@ -345,7 +321,11 @@ def _commit_body(reports: SessionReports, blocking: list[str], tests: TestRun | 
 
 
 def _refusal_feedback(
-    reports: SessionReports, shas: list[str], blocking: list[str], tests: TestRun | None
+    reports: SessionReports,
+    shas: list[str],
+    blocking: list[str],
+    tests: TestRun | None,
+    checks: dict[str, TestRun],
 ) -> str:
     """Why the harness did not accept the issue, for the log and the next session."""
     problems = []
@@ -355,13 +335,63 @@ def _refusal_feedback(
         problems.append("no change was made for the issue")
     if blocking and tests is not None:
         problems.append(f"`{tests.command}` fails: {', '.join(blocking)}")
+    for name, check in checks.items():
+        problems.append(f"the {name} check `{check.command}` fails (it passed before the issue)")
     text = "The harness did not accept the issue as done: " + "; ".join(problems) + "."
-    if reports.done is not None and blocking:
+    if reports.done is not None and (blocking or checks):
         text += f"\nThe previous session claimed: {reports.done.summary}"
     if blocking and tests is not None and tests.output_tail:
         tail = tests.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += "\nThe end of the test output:\n" + "\n".join(tail)
+    for name, check in checks.items():
+        tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
+        text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
+
+
+def _check_line(name: str, run: Run) -> str:
+    return f"(check {name}: `{run.state.quality_checks.get(name, '?')}` fails)"
+
+
+def _turns_handoff(iid: int, turns: int, files: list[str]) -> Handoff:
+    """The handoff the harness writes for a session that ran out of turns without one."""
+    return Handoff(
+        issue_iid=iid,
+        completed=[f"the session changed {len(files)} file(s), committed as wip"],
+        in_progress=[f"the session ran out of turns ({turns}) before it reported the issue done"],
+        not_started=[],
+        next_steps=[
+            "read the wip commit and the files changed, finish the issue, run the tests, "
+            "and report it done"
+        ],
+        gotchas=[f"a session has at most {turns} turns: work in small steps"],
+    )
+
+
+def _to_merge_request(run: Run, closed: int, left: int) -> None:
+    """No issue left to work on (or a person chose to wrap up): on to the MR stage.
+
+    The run fails only when nothing was finished: every issue set aside.
+    """
+    aside = run.state.set_aside
+    if closed == 0 and left > 0:
+        which = ", ".join(f"#{iid}" for iid in aside) or "none"
+        reason = f"no issue was finished: {left} left open (set aside: {which})"
+        run.move(Phase.FAILED, reason, failure=reason)
+        return
+    reason = "every issue is closed" if not aside else f"{len(aside)} issue(s) set aside"
+    if run.state.wrap_up:
+        reason = "a budget was reached: on to the merge request with what is done"
+    run.move(Phase.MR_PHASE_TRANSITION, reason)
+
+
+async def _wrap_up(run: Run, iid: int) -> None:
+    """A budget's "go to the MR": set the started issue aside, leave an untouched one open."""
+    if run.state.issue_sessions or run.state.issue_commits:
+        await set_aside(run, iid, "a budget was reached before the issue was done")
+        return
+    await run.tracker.update_issue(iid, remove_labels=("in-progress",))
+    run.move(Phase.ISSUE_SELECTION, "a budget was reached", current_issue=None)
 
 
 def _check_iteration_budget(run: Run) -> None:

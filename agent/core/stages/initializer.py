@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agent.core import git, integrity
+import os
+
+from agent.core import gates, git, integrity, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -21,6 +23,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
+from common.schemas.gates import TestRun
 
 
 async def project_verification(run: Run) -> None:
@@ -47,6 +50,15 @@ async def project_verification(run: Run) -> None:
                     f"the test suite fails before any change ({baseline.summary}); these "
                     f"failures are pre-existing and never counted against the agent: {failing}"
                 )
+        checks = presets.decide(project, run.project_env, spec.quality)
+        warnings += checks.unavailable
+        check_runs = await _check_baseline(run, checks.commands)
+        for name, result in check_runs.items():
+            if not result.passed:
+                warnings.append(
+                    f"check {name} (`{result.command}`) fails before any change: reported, "
+                    "never counted against the agent"
+                )
         uncommitted = [
             path for path in git.changed_files(project) if not path.startswith(WORKSPACE_ROOT_NAME)
         ]
@@ -61,6 +73,7 @@ async def project_verification(run: Run) -> None:
             tracker=run.tracker.kind,
             test_command=test_command,
             baseline_tests=baseline,
+            quality_checks=check_runs,
             uncommitted=uncommitted,
             warnings=warnings,
         )
@@ -70,6 +83,9 @@ async def project_verification(run: Run) -> None:
         ]
         if baseline is not None:
             done.append(f"baseline test run: {baseline.summary}")
+        for name, result in check_runs.items():
+            outcome = "passes" if result.passed else "fails"
+            done.append(f"baseline check {name} (`{result.command}`): {outcome}")
         return ProjectVerificationCheckpoint(
             id=checkpoint_id,
             what_happened=done,
@@ -90,12 +106,30 @@ async def project_verification(run: Run) -> None:
             project_baseline=checkpoint.context.baseline_tests,
             git_config=integrity.config_text(project),
             target_head=integrity.head_of(project, spec.target_branch),
+            quality_checks={
+                name: r.command for name, r in checkpoint.context.quality_checks.items()
+            },
+            check_baseline=checkpoint.context.quality_checks,
         )
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
             reason += f": {decision.reason}"
         run.move(Phase.FAILED, reason, failure=reason)
+
+
+async def _check_baseline(run: Run, commands: dict[str, str]) -> dict[str, TestRun]:
+    """Each quality check on the project as it is, before any change."""
+    if run.spec.skip_test_suite:
+        return {}
+    environ = run.project_env.environ(os.environ)
+    results: dict[str, TestRun] = {}
+    for name, command in commands.items():
+        results[name] = await gates.run_tests(
+            run.spec.project_dir, command, environ, wrap=run.command_wrap
+        )
+        run.log(f"baseline check {name}: {results[name].summary}")
+    return results
 
 
 async def spec_to_issues(run: Run) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from agent.core import git, integrity
-from agent.core.gates import blocking_failures
+from agent.core.gates import blocking_failures, failing_checks
 from agent.core.orchestrator import Run
+from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
 from common.schemas.agent_state import Phase
@@ -26,24 +27,42 @@ VERIFY_PAUSE_S = 1.0
 
 
 async def mr_phase_transition(run: Run) -> None:
-    """Final test run (a failure stops the run), then the gate into the MR stage."""
+    """The full suite and the quality checks again, then the gate into the MR stage.
+
+    What passed at project_verification and fails now is a regression: it stops at
+    regression_approval (or, with ``skip_regression``, ends the run without an MR).
+    Failures a person deferred there are not asked about again.
+    """
     spec = run.spec
     final = await run.tests()
+    checks = await run.checks()
+    failing = blocking_failures(run.state.project_baseline, final) if final is not None else []
+    failing += [
+        f"(check {name}: `{check.command}` fails)"
+        for name, check in failing_checks(run.state.check_baseline, checks).items()
+    ]
+    failing = [name for name in failing if name not in run.state.accepted_regressions]
     if final is not None:
         run.log(f"final tests: {final.summary}")
-        failing = blocking_failures(run.state.project_baseline, final)
-        if failing:
-            reason = (
-                f"the final test suite fails ({final.summary}: {', '.join(failing)}); "
-                "no merge request"
-            )
-            run.move(Phase.FAILED, reason, failure=reason)
-            return
+    if failing and spec.skip_regression:
+        summary = final.summary if final is not None else "checks"
+        reason = f"the final test suite fails ({summary}: {', '.join(failing)}); no merge request"
+        run.move(Phase.FAILED, reason, failure=reason)
+        return
+    if failing:
+        run.move(
+            Phase.REGRESSION_APPROVAL,
+            "regression before the merge request",
+            regression=failing,
+            current_issue=None,
+        )
+        return
     issues = await run.tracker.list_issues()
 
     async def build(checkpoint_id: str) -> Checkpoint:
         closed = [_ref(i) for i in issues if i.state == "closed"]
         still_open = [_ref(i) for i in issues if i.state == "opened"]
+        aside = [i for i in still_open if SET_ASIDE_LABEL in i.labels]
         next_step = (
             f"The run ends with every change on {run.info.feature_branch}"
             if spec.skip_mr_creation
@@ -52,8 +71,11 @@ async def mr_phase_transition(run: Run) -> None:
         return MrPhaseTransitionCheckpoint(
             id=checkpoint_id,
             what_happened=[
-                f"{len(closed)} issue(s) closed",
+                f"{len(closed)} issue(s) closed"
+                + (f", {len(aside)} set aside for a person" if aside else ""),
                 f"final test suite: {final.summary if final else 'skipped'}",
+                *(f"final check {n}: {c.summary}" for n, c in checks.items()),
+                f"spent: {run.state.spend.line()}",
             ],
             to_decide="Move on to the merge request stage?",
             if_approved=next_step,
@@ -173,9 +195,35 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         f"`{test_run.command}` → {test_run.summary}" if test_run else "skipped (skip_test_suite)"
     )
     closed = [i for i in issues if i.state == "closed"]
+    aside = [i for i in issues if i.state == "opened" and SET_ASIDE_LABEL in i.labels]
     project = spec.project_dir
     commit_lines = git.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
-    regression = "off (skip_regression)" if spec.skip_regression else "after every issue"
+    regression = (
+        "off (skip_regression)"
+        if spec.skip_regression
+        else "after every issue, and the full suite and checks before this merge request"
+    )
+    checks = "".join(
+        f"- Check {name} (`{c.command}`): {'passes' if c.passed else 'fails: ' + c.summary}"
+        + (
+            " (failed before any change)"
+            if not run.state.check_baseline.get(name, c).passed
+            else ""
+        )
+        + "\n"
+        for name, c in run.state.last_checks.items()
+    )
+    deferred = "".join(
+        f"- Deferred regression: {name}\n" for name in run.state.accepted_regressions
+    )
+    aside_text = ""
+    if aside:
+        aside_text = (
+            "## Set aside for a person\nThese issues were not finished within their session "
+            "budget; their unaccepted work was reverted (see the note on each issue):\n"
+            + "".join(f"- #{i.iid}: {i.title} (`{SET_ASIDE_LABEL}`)\n" for i in aside)
+            + "\n"
+        )
     changes = ""
     if "## Changes" not in summary:
         stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
@@ -184,10 +232,15 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         f"{summary.strip()}\n\n{changes}## Verification\n"
         f"- Test suite (run by the harness on the final branch): {tests}\n"
         f"- Regression checks: {regression}\n"
-        f"- Every issue passed the gates and was approved at issue_closure\n\n"
-        f"## Agent Evidence\n"
+        + checks
+        + deferred
+        + "- Every closed issue passed the gates and was approved at issue_closure\n\n"
+        + aside_text
+        + "## Agent Evidence\n"
         + "".join(f"- Closes #{i.iid}: {i.title}\n" for i in closed)
         + f"\nCommits:\n{commit_lines}\n\n"
+        + cost_section(run)
+        + "\n"
         "## Review Notes\n- Drafted by the coding-harness agent; review the diff before merging.\n"
     )
 

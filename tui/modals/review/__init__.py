@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.screen import ModalScreen
 
 from common.schemas.checkpoint import (
+    BudgetReachedCheckpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -16,6 +17,7 @@ from common.schemas.checkpoint import (
 )
 from tui.modals.review.base import ReviewScreen
 from tui.modals.review.choices import (
+    BudgetReachedReview,
     IssueEnrichmentReview,
     IssueSelectionReview,
     RegressionApprovalReview,
@@ -53,3 +55,5 @@ def review_for(item: Waiting, subtitle: str = "") -> ModalScreen[Answer | None]:
             return MrPhaseTransitionReview(item, checkpoint, subtitle)
         case MrReviewCheckpoint():
             return MrReviewReview(item, checkpoint, subtitle)
+        case BudgetReachedCheckpoint():
+            return BudgetReachedReview(item, checkpoint, subtitle)

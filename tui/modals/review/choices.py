@@ -9,11 +9,14 @@ from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
 from common.schemas.checkpoint import (
+    BudgetAction,
+    BudgetReachedCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
     RegressionAction,
     RegressionApprovalCheckpoint,
 )
+from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
 from tui.modals.review.plain import test_run_text
 
@@ -100,14 +103,55 @@ class RegressionApprovalReview(ReviewScreen[RegressionApprovalCheckpoint]):
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
         failing = "\n".join(f"  ✗ {name}" for name in context.newly_failing)
-        yield Static(
-            f"Issue #{context.issue_iid}: {context.issue_title}\nNewly failing:\n{failing}",
-            markup=False,
+        where = (
+            f"Issue #{context.issue_iid}: {context.issue_title}"
+            if context.issue_iid is not None
+            else "Before the merge request"
         )
+        yield Static(f"{where}\nNewly failing:\n{failing}", markup=False)
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Action (Enter applies):", classes="heading")
         yield OptionList(
             *(Option(ACTION_HELP[action], id=action.value) for action in context.actions),
+            id="actions",
+            markup=False,
+        )
+
+    def on_mount(self) -> None:
+        actions = self.query_one("#actions", OptionList)
+        actions.highlighted = 0
+        actions.focus()
+
+    def choice(self) -> str | None:
+        option = self.query_one("#actions", OptionList).highlighted_option
+        return option.id if option is not None else None
+
+    def approve_text(self) -> str:
+        return "Apply the highlighted action"
+
+    @on(OptionList.OptionSelected, "#actions")
+    def action_picked(self) -> None:
+        self.action_approve()
+
+
+BUDGET_HELP = {
+    BudgetAction.MERGE_REQUEST: "merge_request — no new issue; the MR gets what is done",
+    BudgetAction.RAISE: "raise — double the reached budget and carry on",
+    BudgetAction.STOP: "stop — pause here; `harness resume` asks again",
+}
+
+
+class BudgetReachedReview(ReviewScreen[BudgetReachedCheckpoint]):
+    """The spend (in total and per issue) and the three ways on."""
+
+    HEADING = "Budget reached"
+    TAKES_REASON = False
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(details(self.item.checkpoint), markup=False)
+        yield Static("Action (Enter applies):", classes="heading")
+        yield OptionList(
+            *(Option(BUDGET_HELP[action], id=action.value) for action in BUDGET_HELP),
             id="actions",
             markup=False,
         )

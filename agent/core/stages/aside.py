@@ -1,0 +1,108 @@
+"""Setting an issue aside for a person, and the spend lines of notes and the MR.
+
+Why: one issue the model cannot finish must not sink the run. After its session
+budget the issue gets a note with the last gate output and the ``needs-human`` label,
+its unaccepted ``wip`` commits are reverted (the branch keeps only accepted work; the
+note names the commits so a person can take them back), and the run goes on.
+"""
+
+from __future__ import annotations
+
+from agent.core import git
+from agent.core.orchestrator import Run
+from common.schemas.agent_state import Phase
+from common.schemas.spend import Spend
+
+SET_ASIDE_LABEL = "needs-human"
+OUTPUT_LINES = 20
+
+
+async def set_aside(run: Run, iid: int, why: str, **changes: object) -> None:
+    """Leave issue ``iid`` for a person and move on to the next issue."""
+    state = run.state
+    project = run.spec.project_dir
+    reverted = _revert(run, iid, state.issue_commits)
+    last = state.last_test_run
+    lines = [f"## Set aside for a person\n{why}."]
+    if state.gate_refusals or state.feedback:
+        lines.append(f"\n### Why the harness did not accept it\n{state.feedback or ''}".rstrip())
+    if last is not None:
+        tail = "\n".join(last.output_tail.splitlines()[-OUTPUT_LINES:])
+        lines.append(f"\n### Last gate run\n`{last.command}` → {last.summary}\n```\n{tail}\n```")
+    for name, check in state.last_checks.items():
+        if not check.passed:
+            lines.append(f"\n### Check {name}\n`{check.command}` → {check.summary}")
+    if reverted:
+        lines.append(
+            f"\n### Work kept in history\nThe issue's commits {', '.join(reverted)} were "
+            f"reverted by {git.head_commit(project)[:12]}; `git cherry-pick` takes them back."
+        )
+    lines.append(f"\n### Spend\n{spend_of(run, iid).line()}")
+    await run.tracker.add_note(iid, "comment", "\n".join(lines))
+    await run.tracker.update_issue(
+        iid, add_labels=(SET_ASIDE_LABEL,), remove_labels=("in-progress",)
+    )
+    run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
+    run.move(
+        Phase.ISSUE_SELECTION,
+        f"issue #{iid} set aside",
+        set_aside=[*state.set_aside, iid],
+        current_issue=None,
+        issue_sessions=0,
+        issue_commits=[],
+        issue_baseline=None,
+        gate_refusals=[],
+        done_summary=None,
+        feedback=None,
+        regression=[],
+        pre_session_dirty=None,
+        **changes,
+    )
+
+
+def _revert(run: Run, iid: int, shas: list[str]) -> list[str]:
+    """Revert the issue's commits (newest first) in one commit; return their short SHAs."""
+    if not shas:
+        return []
+    project = run.spec.project_dir
+    git.git(project, "revert", "--no-commit", *reversed(shas))
+    short = [sha[:12] for sha in shas]
+    identity: list[str] = []
+    if not git.git(project, "config", "user.email", check=False):
+        identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
+    git.git(
+        project,
+        *identity,
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "--allow-empty",
+        "-m",
+        f"revert(#{iid}): set aside, unaccepted work reverted\n\nReverts: {', '.join(short)}",
+    )
+    run.log(f"reverted issue #{iid}'s commits {', '.join(short)}")
+    return short
+
+
+def spend_of(run: Run, iid: int) -> Spend:
+    """What issue ``iid``'s sessions have cost so far."""
+    return run.state.issue_spend.get(iid, Spend())
+
+
+def cost_section(run: Run) -> str:
+    """The MR description's cost table: per issue and in total."""
+    rows = [
+        f"| #{iid} | {s.sessions} | {s.tokens_in} | {s.tokens_out} | "
+        f"{s.cache_read} / {s.cache_creation} | ${s.cost_usd:.4f} |"
+        for iid, s in sorted(run.state.issue_spend.items())
+    ]
+    total = run.state.spend
+    rows.append(
+        f"| total | {total.sessions} | {total.tokens_in} | {total.tokens_out} | "
+        f"{total.cache_read} / {total.cache_creation} | ${total.cost_usd:.4f} |"
+    )
+    header = (
+        "| issue | sessions | tokens in | tokens out | cache read / write | cost |\n"
+        "|---|---|---|---|---|---|\n"
+    )
+    return "## Cost\n" + header + "\n".join(rows) + "\n"

@@ -1,0 +1,133 @@
+"""REGRESSION_APPROVAL: what passed before fails now; a person picks an explicit action.
+
+Two places lead here: a coding session that broke a test outside its own files, and
+the full suite and quality checks before the merge request (no issue in progress).
+"""
+
+from __future__ import annotations
+
+from agent.core.orchestrator import Run
+from common.schemas.agent_state import Phase
+from common.schemas.checkpoint import (
+    Checkpoint,
+    CheckpointType,
+    RegressionAction,
+    RegressionApprovalCheckpoint,
+    RegressionApprovalContext,
+    RegressionDecision,
+)
+from common.schemas.issues import IssueDraft
+
+
+async def regression_approval(run: Run) -> None:
+    """Tests that passed before fail now: fix now, defer to a bug issue, or abort."""
+    state = run.state
+    iid = state.current_issue
+    if iid is None:
+        await _regression_before_mr(run)
+        return
+    assert state.last_test_run is not None
+    issue = await run.tracker.get_issue(iid)
+    test_run = state.last_test_run
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        return RegressionApprovalCheckpoint(
+            id=checkpoint_id,
+            what_happened=[
+                f"issue #{iid} was implemented and committed",
+                f"the test suite now fails: {test_run.summary}",
+            ],
+            to_decide="Tests that passed before fail now. What should happen?",
+            if_approved="fix_now: another session fixes it; defer: a bug issue is filed",
+            if_rejected="Blocked: choose fix_now, defer or abort",
+            context=RegressionApprovalContext(
+                issue_iid=iid,
+                issue_title=issue.title,
+                newly_failing=state.regression,
+                test_run=test_run,
+            ),
+        )
+
+    checkpoint = await run.ask(CheckpointType.REGRESSION_APPROVAL, build)
+    decision = checkpoint.decision
+    assert isinstance(decision, RegressionDecision)
+    match decision.action:
+        case RegressionAction.FIX_NOW:
+            failing = ", ".join(state.regression)
+            run.move(
+                Phase.CODING,
+                "fix the regression",
+                feedback=f"These tests passed before this issue and fail now: {failing}. "
+                "Fix the regression without weakening the tests.",
+                feedback_source="human",
+                regression=[],
+            )
+        case RegressionAction.DEFER:
+            bug = IssueDraft(
+                title=f"Regression after #{iid}: {', '.join(state.regression)[:150]}",
+                summary=f"After issue #{iid} ({issue.title}) these tests fail: "
+                + ", ".join(state.regression),
+                test_criteria=[f"{name} passes again" for name in state.regression],
+            )
+            created = await run.tracker.create_issues([bug])
+            run.log(f"regression deferred to issue #{created[0].iid}")
+            run.move(Phase.ISSUE_CLOSURE, "regression deferred", regression=[])
+        case RegressionAction.ABORT:
+            reason = f"aborted at regression_approval by {decision.decided_by}"
+            run.move(Phase.FAILED, reason, failure=reason)
+
+
+async def _regression_before_mr(run: Run) -> None:
+    """The check before the MR found a regression: a bug issue now, on to the MR, or abort."""
+    state = run.state
+    failing = ", ".join(state.regression)
+    shown = state.last_test_run
+    failed_checks = [c for c in state.last_checks.values() if not c.passed]
+    if (shown is None or shown.passed) and failed_checks:
+        shown = failed_checks[0]
+    assert shown is not None
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        return RegressionApprovalCheckpoint(
+            id=checkpoint_id,
+            what_happened=[
+                "every issue is done; the harness ran the full suite and the checks again",
+                f"what passed before the run fails now: {failing}",
+            ],
+            to_decide="A regression before the merge request. What should happen?",
+            if_approved="fix_now: a bug issue is filed and worked on now; defer: the merge "
+            "request is prepared and lists the regression",
+            if_rejected="Blocked: choose fix_now, defer or abort",
+            context=RegressionApprovalContext(
+                issue_iid=None,
+                issue_title="",
+                newly_failing=state.regression,
+                test_run=shown,
+            ),
+        )
+
+    checkpoint = await run.ask(CheckpointType.REGRESSION_APPROVAL, build)
+    decision = checkpoint.decision
+    assert isinstance(decision, RegressionDecision)
+    match decision.action:
+        case RegressionAction.FIX_NOW:
+            bug = IssueDraft(
+                title=f"Regression before the merge request: {failing[:150]}",
+                summary="The full suite and the quality checks before the merge request "
+                f"fail where they passed before the run: {failing}. Fix the cause without "
+                "weakening the tests or the checks.",
+                test_criteria=[f"{name} passes again" for name in state.regression],
+            )
+            created = await run.tracker.create_issues([bug])
+            run.log(f"regression filed as issue #{created[0].iid}, worked on now")
+            run.move(Phase.ISSUE_SELECTION, "fix the regression", regression=[])
+        case RegressionAction.DEFER:
+            run.move(
+                Phase.MR_PHASE_TRANSITION,
+                "regression deferred",
+                accepted_regressions=[*state.accepted_regressions, *state.regression],
+                regression=[],
+            )
+        case RegressionAction.ABORT:
+            reason = f"aborted at regression_approval by {decision.decided_by}"
+            run.move(Phase.FAILED, reason, failure=reason)

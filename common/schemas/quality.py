@@ -1,0 +1,31 @@
+"""Quality checks beyond the test suite: which ones run, as the spec or the repository says.
+
+The harness detects a preset per ecosystem (``agent.core.presets``); these settings
+change it. They come from the spec (``quality``) or from the target repository's
+``.harness.json`` (``{"quality": {...}}``); the spec wins.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from common.schemas.base import StrictModel
+
+SETTINGS_FILE = ".harness.json"
+"""The harness's settings file in the target repository."""
+
+
+class QualitySettings(StrictModel):
+    """Overrides of the detected quality preset."""
+
+    presets: bool = True
+    """Detect the ecosystem's checks (lint, type check); ``False`` runs only ``checks``."""
+    checks: dict[str, str | None] = Field(default_factory=dict)
+    """Check name → shell command; a name the preset has is replaced, ``null`` turns it
+    off, a new name is added (e.g. ``{"lint": "ruff check src", "types": null}``)."""
+
+
+class RepoSettings(StrictModel):
+    """``.harness.json`` in the target repository."""
+
+    quality: QualitySettings | None = None
