@@ -81,7 +81,12 @@ class FileTracker:
         return self._replace(updated)
 
     async def add_note(self, iid: int, kind: NoteKind, body: str) -> IssueNote:
+        """Note on an issue; the same note (kind and text) on the same issue is made once,
+        so a resumed agent that repeats a step does not repeat its note."""
         issue = await self.get_issue(iid)
+        for existing in issue.notes:
+            if existing.kind == kind and existing.body == body:
+                return existing
         note = IssueNote(kind=kind, body=body)
         self._replace(issue.model_copy(update={"notes": [*issue.notes, note]}))
         return note

@@ -12,6 +12,7 @@ from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.spend import Spend
+from common.schemas.verdict import SessionVerdict
 
 
 class Stage(StrEnum):
@@ -113,6 +114,9 @@ class AgentState(StrictModel):
     pre-existing and never counted against the agent."""
     issue_baseline: TestRun | None = None
     """The test run before the current issue's first session (not regressions)."""
+    verdict: SessionVerdict | None = None
+    """A coding session's verdict, saved before the commit and note it leads to; a
+    resumed agent applies it instead of running the session again."""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)
     """The current issue's "done" claims that the harness's test gate refused."""
     pre_session_dirty: list[str] | None = None
