@@ -183,6 +183,15 @@ class Run:
                 self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
                 await asyncio.sleep(delay)
                 continue
+            self.save(
+                spend=self.state.spend.plus(
+                    input_tokens=result.input_tokens,
+                    output_tokens=result.output_tokens,
+                    cache_read_tokens=result.cache_read_tokens,
+                    cache_creation_tokens=result.cache_creation_tokens,
+                    cost_usd=result.cost_usd,
+                )
+            )
             if done is None or done(reports):
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")

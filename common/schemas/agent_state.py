@@ -10,6 +10,7 @@ from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.spend import Spend
 
 
 class Stage(StrEnum):
@@ -124,5 +125,7 @@ class AgentState(StrictModel):
     dismissed_checkpoints: list[str] = Field(default_factory=list)
     """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
     failure: str | None = None
+    spend: Spend = Field(default_factory=Spend)
+    """Tokens and cost of every session so far (added after each session)."""
     history: list[Transition] = Field(default_factory=list)
     updated_at: datetime = Field(default_factory=utc_now)

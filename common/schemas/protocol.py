@@ -20,6 +20,7 @@ from common.schemas.base import StrictModel
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 
 #: Longest accepted frame, in bytes; longer lines are answered with an error.
 MAX_FRAME_BYTES = 1024 * 1024
@@ -122,6 +123,16 @@ class AgentInfo(StrictModel):
     started_at: datetime
     reason: str = ""
     """Why it failed or stopped, when it did."""
+    pending_since: datetime | None = None
+    """When the waiting checkpoint was raised (``None``: nothing waits)."""
+    issues_closed: int = 0
+    """Issues of the spec's milestone closed so far."""
+    issues_total: int = 0
+    """Issues of the spec's milestone (0 until spec_to_issues created them)."""
+    spend: Spend = Field(default_factory=Spend)
+    """Tokens and cost of the agent's sessions so far."""
+    ended_at: datetime | None = None
+    """When the agent process ended (from its exit status), for elapsed times."""
 
 
 class Hello(StrictModel):
