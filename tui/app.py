@@ -6,7 +6,7 @@ Kept thin on purpose: what the TUI shows lives in ``screens/``, ``widgets/`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import ClassVar
 
@@ -14,9 +14,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from common.schemas.tui_settings import TuiSettings
 from tui.screens.running import RunningScreen
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import AgentLink
+from tui.services.notify import Notifier
 
 
 class HarnessApp(App[None]):
@@ -31,6 +33,8 @@ class HarnessApp(App[None]):
         link: AgentLink,
         defaults: WizardDefaults,
         *,
+        settings: TuiSettings | None = None,
+        terminal: Callable[[str], None] | None = None,
         wizard_when_empty: bool = True,
         select: str | None = None,
     ) -> None:
@@ -38,13 +42,28 @@ class HarnessApp(App[None]):
         Args:
             link: the daemon (or a test's stand-in).
             defaults: what the setup wizard proposes.
+            settings: the person's TUI settings (the defaults when ``None``).
+            terminal: where bell and OSC notifications are written (the terminal).
             wizard_when_empty: open the wizard when the daemon has no agents yet.
             select: the agent to select first.
         """
         super().__init__()
+        settings = settings or TuiSettings()
+        notifier = Notifier(settings.notify, terminal or self._write_terminal)
         self._main_screen = RunningScreen(
-            link, defaults, wizard_when_empty=wizard_when_empty, select=select
+            link,
+            defaults,
+            settings=settings,
+            notifier=notifier,
+            wizard_when_empty=wizard_when_empty,
+            select=select,
         )
+
+    def _write_terminal(self, text: str) -> None:
+        """Raw text to the terminal (escape sequences Textual has no API for)."""
+        if self._driver is not None:
+            self._driver.write(text)
+            self._driver.flush()
 
     def get_default_screen(self) -> Screen[None]:
         return self._main_screen

@@ -12,6 +12,7 @@ from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointFile
 from common.schemas.protocol import AgentInfo
+from common.schemas.tui_settings import TuiSettings
 from tests.tui.fakes import FakeLink
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
@@ -34,13 +35,29 @@ async def wait_until(
     raise AssertionError(f"timed out waiting for {what}")
 
 
+#: The dialog tests' settings: dialogs open by themselves and take keys at once, so a
+#: test is about the dialog. How checkpoints arrive is tested with :data:`ASK_FIRST`.
+DIALOG_TESTS = TuiSettings(auto_open=True, key_grace_s=0)
+#: The defaults a person gets: checkpoints wait until asked for.
+ASK_FIRST = TuiSettings()
+
+
 def make_app(
-    agents: list[AgentInfo], *, start_dir: Path | None = None, wizard: bool = False
+    agents: list[AgentInfo],
+    *,
+    start_dir: Path | None = None,
+    wizard: bool = False,
+    settings: TuiSettings = DIALOG_TESTS,
+    terminal: list[str] | None = None,
 ) -> tuple[HarnessApp, FakeLink]:
-    """The TUI on a :class:`FakeLink` serving ``agents``."""
+    """The TUI on a :class:`FakeLink` serving ``agents``; terminal writes go to ``terminal``."""
     link = FakeLink(agents)
     defaults = WizardDefaults(start_dir=start_dir or Path("/"), model="local", file_only_mode=True)
-    return HarnessApp(link, defaults, wizard_when_empty=wizard), link
+    written = terminal if terminal is not None else []
+    app = HarnessApp(
+        link, defaults, settings=settings, terminal=written.append, wizard_when_empty=wizard
+    )
+    return app, link
 
 
 def write_checkpoint(workspace: Path, checkpoint: Checkpoint) -> None:

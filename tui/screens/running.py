@@ -22,6 +22,7 @@ from textual.widgets import Footer, Header
 from agent.daemon.watcher import FolderWatcher
 from common.paths import WorkspaceFiles
 from common.schemas.protocol import AgentEvent, AgentInfo
+from common.schemas.tui_settings import TuiSettings
 from tui import labels
 from tui.messages import AgentChanged, AgentsReplaced, CheckpointFilesChanged, ConnectionChanged
 from tui.screens.commands import AgentCommands
@@ -29,6 +30,7 @@ from tui.screens.desk import CheckpointDesk
 from tui.screens.wizard import WizardDefaults, open_wizard
 from tui.services.git_status import GitSummary, summary
 from tui.services.link import AgentLink, Connection
+from tui.services.notify import Notifier
 from tui.services.pending import LIVE
 from tui.widgets.agent_list import AgentList
 from tui.widgets.log_view import LogView
@@ -44,7 +46,7 @@ class RunningScreen(AgentCommands):
     """The main view; it stays at the bottom of the screen stack for the TUI's life."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "answer", "Checkpoint"),
+        Binding("c,C", "answer", "Checkpoint"),
         Binding("a", "toggle_auto_accept", "Auto-accept"),
         Binding("s", "stop_agent", "Stop"),
         Binding("r", "resume_agent", "Resume"),
@@ -59,6 +61,8 @@ class RunningScreen(AgentCommands):
         link: AgentLink,
         defaults: WizardDefaults,
         *,
+        settings: TuiSettings | None = None,
+        notifier: Notifier | None = None,
         wizard_when_empty: bool = True,
         select: str | None = None,
     ) -> None:
@@ -66,12 +70,15 @@ class RunningScreen(AgentCommands):
         Args:
             link: the daemon (or a test's stand-in).
             defaults: what the wizard proposes.
+            settings: auto-open and notifications (the defaults when ``None``).
+            notifier: tells a person away from the screen that a checkpoint waits.
             wizard_when_empty: open the wizard when the daemon has no agents.
-            select: the agent to select first (the first one started by ``--specs``).
+            select: the agent to select first (the first one started by ``--specs``);
+                otherwise the one waiting longest for a human.
         """
         super().__init__(link)
         self.defaults = defaults
-        self.desk = CheckpointDesk(self)
+        self.desk = CheckpointDesk(self, settings or TuiSettings(), notifier)
         self._wizard_when_empty = wizard_when_empty
         self._select_first = select
         self._first_snapshot = True
@@ -113,6 +120,12 @@ class RunningScreen(AgentCommands):
         self._show_selected()
         if info is not None:
             self._read_git(info.project_dir)
+
+    @on(AgentList.Activated)
+    def agent_activated(self, event: AgentList.Activated) -> None:
+        """Enter on an agent: its checkpoint, if one waits."""
+        if not self.desk.take_up(event.name):
+            self.notify(f"{event.name} has no checkpoint waiting.")
 
     # --- news from the workers ---------------------------------------------------------
 
@@ -165,8 +178,9 @@ class RunningScreen(AgentCommands):
         self._watch_workspaces()
         if self._first_snapshot:
             self._first_snapshot = False
-            if self._select_first is not None:
-                agent_list.select(self._select_first)
+            first = self._select_first or agent_list.first()
+            if first is not None:
+                agent_list.select(first)
             elif not event.agents and self._wizard_when_empty:
                 self.action_new_agent()
         self._show_selected()
