@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from common.schemas.tui_settings import TuiSettings
+from tui.modals.help import HelpScreen
 from tui.screens.running import RunningScreen
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import AgentLink
@@ -26,7 +27,10 @@ class HarnessApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "coding-harness"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark,f1", "help", "Help"),
+    ]
 
     def __init__(
         self,
@@ -73,12 +77,19 @@ class HarnessApp(App[None]):
         """The running view (always at the bottom of the screen stack)."""
         return self._main_screen
 
+    def action_help(self) -> None:
+        """Help on the screen on top (never help on help)."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, plus every key binding shown in the footer of ``screen``."""
         yield from super().get_system_commands(screen)
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
+            if binding.action in ("quit", "app.quit"):  # Textual's own "Quit" is listed
+                continue
             if not binding.show or not binding.description or binding.action in seen:
                 continue
             seen.add(binding.action)

@@ -72,6 +72,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         Binding("n,N,x,X,0", "reject", "Reject"),
         Binding("r,R", "review", "Review"),
         Binding("escape", "set_aside", "Later"),
+        Binding("question_mark,f1", "app.help", "Help"),
         # A modal screen hides the app's own keys; quitting decides nothing and the
         # checkpoint waits for the next TUI.
         Binding("q", "app.quit", "Quit"),

@@ -17,7 +17,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
 from agent.daemon.watcher import FolderWatcher
 from common.paths import WorkspaceFiles
@@ -32,6 +32,7 @@ from tui.services.git_status import GitSummary, summary
 from tui.services.link import AgentLink, Connection
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE
+from tui.services.run_summary import summary as run_summary
 from tui.widgets.agent_list import AgentList
 from tui.widgets.log_view import LogView
 from tui.widgets.phase_indicator import PhaseIndicator
@@ -84,6 +85,7 @@ class RunningScreen(AgentCommands):
         self._first_snapshot = True
         self._connection = Connection(False, "connecting to the daemon…")
         self._git = GitSummary()
+        self._summarised: tuple[str, object] | None = None
         self._watcher = FolderWatcher(
             self._workspace_changed,
             debounce_ms=CHECKPOINT_DEBOUNCE_MS,
@@ -94,6 +96,7 @@ class RunningScreen(AgentCommands):
         yield Header(show_clock=False)
         yield AgentList(id="agents")
         yield PhaseIndicator(id="phase")
+        yield Static("", id="summary", markup=False)
         yield LogView(id="log-view")
         yield StatusBar(id="status")
         yield Footer()
@@ -251,7 +254,23 @@ class RunningScreen(AgentCommands):
     def _show_selected(self) -> None:
         info = self.selected
         self.query_one(PhaseIndicator).show(info.phase if info else None, visible=info is not None)
+        ended = info is not None and info.status not in LIVE
+        panel = self.query_one("#summary", Static)
+        panel.display = ended
+        if info is not None and ended and self._summarised != (info.name, info.status):
+            self._summarised = (info.name, info.status)
+            panel.update("reading the run's summary…")
+            self._read_summary(info)
+        elif not ended:
+            self._summarised = None
         self._show_status()
+
+    @work(exclusive=True, group="summary")
+    async def _read_summary(self, info: AgentInfo) -> None:
+        """A finished agent's summary: branch, commits, issues, MR, tests, spend."""
+        text = await run_summary(info)
+        if self.query("#summary"):  # the TUI may be closing
+            self.query_one("#summary", Static).update(text)
 
     def _show_status(self) -> None:
         info = self.selected

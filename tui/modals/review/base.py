@@ -34,6 +34,7 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         Binding("ctrl+y", "approve", "Approve"),
         Binding("ctrl+n", "reject", "Reject"),
         Binding("escape", "back", "Back to the dialog"),
+        Binding("f1", "app.help", "Help"),
     ]
 
     #: Whether a reason can go with the answer (the feedback for a rejected proposal).
