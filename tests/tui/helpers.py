@@ -6,7 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Log
 
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
@@ -17,6 +16,7 @@ from tests.tui.fakes import FakeLink
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.screens.wizard import WizardDefaults
+from tui.widgets.log_view import LogView
 from tui.widgets.status_bar import StatusBar
 
 #: Generous, for slow CI machines; a passing test returns as soon as its condition holds.
@@ -81,8 +81,8 @@ def dialog_for(app: HarnessApp, checkpoint_id: str) -> Callable[[], bool]:
 
 
 def log_lines(app: HarnessApp) -> list[str]:
-    """What the running view's log shows."""
-    return list(app.running.query_one("#log", Log).lines)
+    """What the running view's log shows, a line per log line."""
+    return app.running.query_one(LogView).plain_lines()
 
 
 def last_log_line(app: HarnessApp, text: str) -> Callable[[], bool]:

@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import Footer, Header, Log, Tree
+from textual.widgets import Footer, Header, Tree
 
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from tests.tui import samples
 from tests.tui.fakes import agent_info
-from tests.tui.helpers import make_app, status_text, wait_until
+from tests.tui.helpers import log_lines, make_app, status_text, wait_until
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.review import review_for
@@ -161,8 +161,7 @@ def test_running_view(snap_compare: SnapCompare, home_projects: Path) -> None:
 
     async def settled(pilot: Pilot[None]) -> None:
         await wait_until(pilot, lambda: bool(app.running.query("#log")), "the running view")
-        log = app.running.query_one("#log", Log)
-        await wait_until(pilot, lambda: log.line_count == 9, "the log")
+        await wait_until(pilot, lambda: len(log_lines(app)) == 9, "the log")
         await wait_until(pilot, lambda: "main · " in status_text(app), "the git status")
         await pilot.pause()
 

@@ -54,6 +54,7 @@ class RunningScreen(AgentCommands):
         Binding("d,delete", "remove_agent", "Remove"),
         Binding("D", "remove_finished", "Remove ended"),
         Binding("n", "new_agent", "New agent"),
+        Binding("w", "toggle_wrap", "Wrap"),
         Binding("ctrl+r", "reconnect", "Reconnect"),
     ]
 
@@ -217,6 +218,12 @@ class RunningScreen(AgentCommands):
     def action_new_agent(self) -> None:
         """Open the setup wizard."""
         open_wizard(self.app, self.defaults, self.link.start, self._wizard_closed)
+
+    def action_toggle_wrap(self) -> None:
+        """Wrap the log's long lines, or let them run off to the right."""
+        view = self.query_one(LogView)
+        view.toggle_wrap()
+        self.notify("long lines wrap" if view.wrap else "long lines scroll sideways")
 
     def action_answer(self) -> None:
         """Open the selected agent's waiting checkpoint (or the oldest waiting one)."""

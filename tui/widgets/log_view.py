@@ -2,7 +2,9 @@
 
 A watchfiles ``awatch`` on the log's folder (inside an exclusive worker, so
 switching agents cancels the old watch) wakes a :class:`LineTail` that reads
-only the new bytes. The ``Log`` widget keeps at most :data:`MAX_LINES` lines.
+only the new bytes. A :class:`LogRenderer` turns each line into a compact,
+coloured one (checkpoint banners collapse to a line); the ``RichLog`` wraps
+long lines (``w`` toggles it) and keeps at most :data:`MAX_LINES` lines.
 
 The view follows the end until the person scrolls up, and follows again once
 they scroll back to the bottom. It keeps that state itself rather than asking
@@ -14,15 +16,18 @@ scrolling, and the ``Log`` would stop following for good.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from contextlib import aclosing
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Log, Static
+from textual.widgets import RichLog, Static
 from watchfiles import awatch
 
+from tui.services.log_render import LogRenderer
 from tui.services.log_tail import LineTail
 
 #: Scrollback kept in memory; older lines fall off the top.
@@ -45,7 +50,11 @@ class LogView(Vertical):
         """Whether new lines scroll the view to the end."""
         # Kept, not queried: the follow worker may wake while the TUI is closing.
         self._title = Static("No agent selected", id="log-title", markup=False)
-        self._log = Log(max_lines=MAX_LINES, auto_scroll=False, id="log")
+        self._log = RichLog(
+            max_lines=MAX_LINES, wrap=True, markup=False, auto_scroll=False, id="log"
+        )
+        self._renderer = LogRenderer()
+        self._shown: deque[Text] = deque(maxlen=MAX_LINES)
 
     def compose(self) -> ComposeResult:
         yield self._title
@@ -53,6 +62,24 @@ class LogView(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self._log, "scroll_y", self._scrolled, init=False)
+
+    @property
+    def wrap(self) -> bool:
+        """Whether long lines wrap (otherwise the pane scrolls sideways)."""
+        return self._log.wrap
+
+    def toggle_wrap(self) -> None:
+        """Wrap long lines, or stop wrapping them; what is shown is laid out again."""
+        self._log.wrap = not self._log.wrap
+        self._log.clear()
+        for line in self._shown:
+            self._log.write(line, scroll_end=False)
+        if self.following:
+            self.call_after_refresh(self._to_end)
+
+    def plain_lines(self) -> list[str]:
+        """The pane's lines as text (one per log line, however it wraps)."""
+        return [line.plain for line in self._shown]
 
     def _scrolled(self, y: float) -> None:
         """The person scrolled (or the view followed): at the bottom means following."""
@@ -66,6 +93,8 @@ class LogView(Vertical):
         self.lines_shown = 0
         self.following = True
         self._log.clear()
+        self._shown.clear()
+        self._renderer.reset()
         self._title.update(path.name if path else "No agent selected")
         if path is None:
             self.workers.cancel_group(self, "log-follow")
@@ -100,6 +129,8 @@ class LogView(Vertical):
             read = tail.read()
             if read.restarted:
                 self._log.clear()
+                self._shown.clear()
+                self._renderer.reset()
                 self.lines_shown = 0
             self._write(read.lines)
             if not read.more:
@@ -107,9 +138,12 @@ class LogView(Vertical):
             await asyncio.sleep(0)
 
     def _write(self, lines: list[str]) -> None:
-        if lines:
-            self._log.write_lines(lines, scroll_end=False)
-            self.lines_shown += len(lines)
+        rendered = [text for line in lines if (text := self._renderer.render(line)) is not None]
+        if rendered:
+            for text in rendered:
+                self._log.write(text, scroll_end=False)
+            self._shown.extend(rendered)
+            self.lines_shown += len(rendered)
             if self.following:
                 self._to_end()
 
