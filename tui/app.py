@@ -83,18 +83,19 @@ class HarnessApp(App[None]):
             self.push_screen(HelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own commands, plus every key binding shown in the footer of ``screen``."""
+        """Textual's own commands, plus every described key binding of ``screen`` (also the
+        ones the footer has no room for)."""
         yield from super().get_system_commands(screen)
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
             if binding.action in ("quit", "app.quit"):  # Textual's own "Quit" is listed
                 continue
-            if not binding.show or not binding.description or binding.action in seen:
+            if not binding.description or binding.action in seen:
                 continue
             seen.add(binding.action)
             yield SystemCommand(
-                binding.description,
+                binding.tooltip or binding.description,
                 f"key: {active.binding.key}",
                 partial(self.run_action, binding.action, active.node),
             )

@@ -26,13 +26,21 @@ APP_KEYS = (
 )
 
 
+#: Actions every Textual screen binds (focus moves, copy): not this screen's own keys.
+TEXTUAL_SCREEN_ACTIONS = frozenset(
+    binding.action for binding in Screen.BINDINGS if isinstance(binding, Binding)
+)
+
+
 def key_lines(screen: Screen[object]) -> list[tuple[str, str]]:
-    """(keys, what they do) for every described binding active on ``screen``."""
+    """(keys, what they do) for the screen's own described bindings (not a list's arrows)."""
     found: dict[str, list[str]] = {}
     for key, active in screen.active_bindings.items():
         binding = active.binding
-        if binding.description and binding.action not in ("app.quit", "quit", "help"):
-            found.setdefault(binding.description, []).append(key)
+        if not isinstance(active.node, Screen) or binding.action in TEXTUAL_SCREEN_ACTIONS:
+            continue  # a list's arrows, Tab and copy are not this screen's own keys
+        if binding.description and binding.action not in ("app.quit", "quit", "help", "app.help"):
+            found.setdefault(binding.tooltip or binding.description, []).append(key)
     return [(", ".join(keys), description) for description, keys in found.items()]
 
 

@@ -46,16 +46,20 @@ CHECKPOINT_STEP_MS = 5
 class RunningScreen(AgentCommands):
     """The main view; it stays at the bottom of the screen stack for the TUI's life."""
 
+    #: Footer order: what a person needs most first, ``?`` and ``q`` always visible at 80
+    #: columns; the rest is in the help screen (``?``) and the command palette.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c,C", "answer", "Checkpoint"),
-        Binding("a", "toggle_auto_accept", "Auto-accept"),
+        Binding("n", "new_agent", "New", tooltip="New agent"),
+        Binding("a", "toggle_auto_accept", "Auto", tooltip="Auto-accept"),
         Binding("s", "stop_agent", "Stop"),
         Binding("r", "resume_agent", "Resume"),
         Binding("d,delete", "remove_agent", "Remove"),
-        Binding("D", "remove_finished", "Remove ended"),
-        Binding("n", "new_agent", "New agent"),
-        Binding("w", "toggle_wrap", "Wrap"),
-        Binding("ctrl+r", "reconnect", "Reconnect"),
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("D", "remove_finished", "Remove ended", show=False),
+        Binding("w", "toggle_wrap", "Wrap log lines", show=False),
+        Binding("ctrl+r", "reconnect", "Reconnect", show=False),
     ]
 
     def __init__(
@@ -100,7 +104,7 @@ class RunningScreen(AgentCommands):
         yield Static("", id="summary", markup=False)
         yield LogView(id="log-view")
         yield StatusBar(id="status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._show_status()
