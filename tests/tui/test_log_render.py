@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tui.services.log_render import LogRenderer
+from rich.text import Text
+
+from tui.services.log_render import CONTINUATION, LogHighlighter, LogRenderer, wrap
 
 BANNER = """\
 ================================================================
@@ -26,7 +28,7 @@ WHAT HAPPENED:
 
 def render_all(lines: list[str]) -> list[str]:
     renderer = LogRenderer()
-    return [text.plain for line in lines if (text := renderer.render(line)) is not None]
+    return [text for line in lines if (text := renderer.render(line)) is not None]
 
 
 def test_a_checkpoint_banner_collapses_into_one_line() -> None:
@@ -71,3 +73,25 @@ def test_agent_events_get_icons_and_keep_their_words() -> None:
 def test_a_timestamped_line_ends_a_banner_that_never_closed() -> None:
     shown = render_all(["=" * 64, "HITL CHECKPOINT: MR_REVIEW  (mr-1)", "09:00:00 phase → done"])
     assert shown[-1] == "09:00:00 ➜ phase done"
+
+
+def styles_of(line: str) -> set[str]:
+    text = Text(line)
+    LogHighlighter().highlight(text)
+    return {str(span.style) for span in text.spans}
+
+
+def test_the_highlighter_colours_each_kind_and_dims_the_stamp() -> None:
+    assert styles_of("09:00:01 ➜ phase coding") == {"dim", "bold magenta"}
+    assert styles_of("09:00:05 ✔ committed 0123: feat") == {"dim", "bold green"}
+    assert styles_of("09:00:06   ⛔ policy: denied Bash") == {"dim", "bold red"}
+    assert styles_of("⚑ HITL CHECKPOINT: MR_REVIEW (mr-1) — c or Enter answers") == {"bold yellow"}
+    assert styles_of("  a test's own output line") == {"dim"}
+    assert styles_of(CONTINUATION + "the rest of a wrapped line") == set()
+
+
+def test_long_lines_wrap_into_indented_rows() -> None:
+    rows = wrap("x" * 100, 40)
+    assert rows[0] == "x" * 40
+    assert all(row.startswith(CONTINUATION) and len(row) <= 40 for row in rows[1:])
+    assert "".join(row.removeprefix(CONTINUATION) for row in rows) == "x" * 100

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import RichLog
+from textual.widgets import Log
 
 from common.schemas.agent_state import Phase
 from common.schemas.daemon_state import AgentStatus
@@ -91,7 +91,7 @@ async def test_the_log_view_follows_appended_lines(workspace: Path) -> None:
         await wait_until(
             pilot, lambda: log_lines(app)[-1] == "third, still being written", "the end"
         )
-        view = app.running.query_one("#log", RichLog)
+        view = app.running.query_one("#log", Log)
         assert view.scroll_y == view.max_scroll_y  # following the end
 
 
@@ -101,7 +101,7 @@ async def test_scrolling_up_keeps_the_place_while_lines_arrive(workspace: Path) 
     app, _ = make_app([info])
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: len(log_lines(app)) == 200, "the existing lines")
-        view = app.running.query_one("#log", RichLog)
+        view = app.running.query_one("#log", Log)
         await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0, "the end")
         view.scroll_to(y=10, animate=False, immediate=True)
         await pilot.pause()
@@ -188,7 +188,7 @@ async def test_a_line_wider_than_the_view_does_not_stop_the_following(workspace:
         with info.log_file.open("a") as log:
             log.write("after the wide line\n")
         await wait_until(pilot, lambda: len(log_lines(app)) == 102, "the next line")
-        view = app.running.query_one("#log", RichLog)
+        view = app.running.query_one("#log", Log)
         await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y, "the end")
         assert app.running.query_one(LogView).following
 
@@ -209,10 +209,30 @@ async def test_the_view_follows_when_the_log_first_outgrows_it(workspace: Path) 
     info.log_file.write_text("start\n")
     app, _ = make_app([info])
     async with app.run_test(size=(120, 36)) as pilot:
-        view = app.running.query_one("#log", RichLog)
+        view = app.running.query_one("#log", Log)
         await wait_until(pilot, lambda: log_lines(app) == ["start"], "the first line")
         for number in range(40):  # one by one past the height of the view
             with info.log_file.open("a") as log:
                 log.write(f"line {number}\n")
             await wait_until(pilot, last_log_line(app, f"line {number}"), f"line {number}")
         await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0, "the end")
+
+
+async def test_long_lines_wrap_and_w_toggles_it_and_the_log_file_is_untouched(
+    workspace: Path,
+) -> None:
+    info = agent_info("agent_1", workspace)
+    raw = "09:00:00 [assistant] " + "word " * 80 + "\n"
+    info.log_file.write_text(raw + "09:00:01 phase → coding\n")
+    app, _ = make_app([info])
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.running.query_one("#log", Log)
+        await wait_until(pilot, lambda: len(log_lines(app)) == 2, "the lines")
+        await wait_until(pilot, lambda: view.line_count > 2, "the wrapped rows")
+        assert all(len(row) <= view.scrollable_content_region.width for row in view.lines)
+        assert log_lines(app)[1] == "09:00:01 ➜ phase coding"
+        await pilot.press("w")
+        await wait_until(pilot, lambda: view.line_count == 2, "one row per line")
+        await pilot.press("w")
+        await wait_until(pilot, lambda: view.line_count > 2, "wrapped again")
+    assert info.log_file.read_text() == raw + "09:00:01 phase → coding\n"
