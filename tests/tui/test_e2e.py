@@ -165,6 +165,10 @@ async def test_a_reason_typed_after_n_reaches_the_models_next_attempt(
             "the second proposal",
             AGENT_WAIT,
         )
+        # Both proposals' sessions are counted in the agent's spend, shown in its row.
+        await wait_until(
+            pilot, lambda: app.running.agents[started.name].spend.sessions >= 2, "the spend"
+        )
     second = checkpoints.current(files)
     assert isinstance(second, SpecToIssuesCheckpoint)
     assert second.context.feedback == "fewer issues please"
