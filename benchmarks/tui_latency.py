@@ -10,8 +10,10 @@ when its text reaches the terminal, which is as close to "on screen" as a
 program can observe. Measured:
 
 - launch → first painted screen (the header's title reaches the terminal);
-- a checkpoint file becoming pending → its dialog on screen (the write is done
-  as the agent does it, the dialog is then closed by a CLI decision);
+- a checkpoint file becoming pending → its announcement on screen (the default:
+  the ⚑ toast "agent_1 waits at …"; the dialog opens when the person asks);
+- the same → its dialog on screen with ``auto_open`` set in the TUI settings (the
+  write is done as the agent does it, the dialog is then closed by a CLI decision);
 - a log line appended → the line on screen;
 - 10 s of 10,000 lines a second appended to the followed log: the TUI's memory
   (RSS, sampled twice a second) and how far the screen trails the writer.
@@ -41,9 +43,11 @@ from agent.control.demo import prepare_demo
 from agent.core import checkpoints
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransitionContext
 from common.schemas.protocol import AgentInfo
+from common.schemas.tui_settings import NotifySettings, TuiSettings
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS, ROWS = 120, 36
@@ -153,19 +157,38 @@ def launch_times(env: dict[str, str], launches: int) -> list[float]:
     return times
 
 
+def bench_checkpoint(number: int) -> MrPhaseTransitionCheckpoint:
+    return MrPhaseTransitionCheckpoint(
+        id=f"bench-{number}",
+        what_happened=[f"BENCHCKPT{number:04d}"],
+        to_decide="continue?",
+        if_approved="next",
+        if_rejected="stop",
+        context=MrPhaseTransitionContext(closed_issues=[], open_issues=[]),
+    )
+
+
+def announce_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+    """Default settings: a pending checkpoint → the toast that announces it."""
+    files = WorkspaceFiles(agent.workspace)
+    delays: list[float] = []
+    for number in range(count):
+        since = terminal.position
+        checkpoints.write(files, bench_checkpoint(number))
+        pending = time.perf_counter()
+        shown, _ = terminal.wait_for("waits at mr_phase_transition", since)
+        delays.append((shown - pending) * 1000)
+        approve(agent.workspace, None, None, client="cli")
+        time.sleep(SETTLE_S * 2)
+    return delays
+
+
 def checkpoint_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
     files = WorkspaceFiles(agent.workspace)
     delays: list[float] = []
     for number in range(count):
-        token = f"BENCHCKPT{number:04d}"
-        checkpoint = MrPhaseTransitionCheckpoint(
-            id=f"bench-{number}",
-            what_happened=[token],
-            to_decide="continue?",
-            if_approved="next",
-            if_rejected="stop",
-            context=MrPhaseTransitionContext(closed_issues=[], open_issues=[]),
-        )
+        checkpoint = bench_checkpoint(number + 1000)
+        token = checkpoint.what_happened[0]
         since = terminal.position
         checkpoints.write(files, checkpoint)
         pending = time.perf_counter()
@@ -274,17 +297,29 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     agent = asyncio.run(start_agent(root))
     try:
-        summary("launch → first painted screen", launch_times(env, args.launches), 1000)
+        summary("launch → first painted screen", launch_times(env, args.launches), 500)
         terminal = Terminal(env)
         try:
             terminal.wait_for("agent_1")
             summary(
-                "checkpoint pending → dialog on screen",
+                "checkpoint pending → announced on screen",
+                announce_delays(terminal, agent, args.checkpoints),
+                100,
+            )
+            summary("log line appended → on screen", line_delays(terminal, agent, args.lines), 50)
+            result = flood(terminal, agent, args.flood_seconds, args.flood_rate)
+        finally:
+            terminal.quit()
+        settings = TuiSettings(auto_open=True, notify=NotifySettings(bell=False, osc=False))
+        write_model(Path(home) / "tui_settings.json", settings)
+        terminal = Terminal(env)
+        try:
+            terminal.wait_for("agent_1")
+            summary(
+                "checkpoint pending → dialog on screen (auto_open)",
                 checkpoint_delays(terminal, agent, args.checkpoints),
                 100,
             )
-            summary("log line appended → on screen", line_delays(terminal, agent, args.lines), 100)
-            result = flood(terminal, agent, args.flood_seconds, args.flood_rate)
         finally:
             terminal.quit()
     finally:

@@ -6,7 +6,7 @@ Kept thin on purpose: what the TUI shows lives in ``screens/``, ``widgets/`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import ClassVar
 
@@ -14,9 +14,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from common.schemas.tui_settings import TuiSettings
+from tui.modals.help import HelpScreen
 from tui.screens.running import RunningScreen
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import AgentLink
+from tui.services.notify import Notifier
 
 
 class HarnessApp(App[None]):
@@ -24,13 +27,18 @@ class HarnessApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "coding-harness"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark,f1", "help", "Help"),
+    ]
 
     def __init__(
         self,
         link: AgentLink,
         defaults: WizardDefaults,
         *,
+        settings: TuiSettings | None = None,
+        terminal: Callable[[str], None] | None = None,
         wizard_when_empty: bool = True,
         select: str | None = None,
     ) -> None:
@@ -38,13 +46,28 @@ class HarnessApp(App[None]):
         Args:
             link: the daemon (or a test's stand-in).
             defaults: what the setup wizard proposes.
+            settings: the person's TUI settings (the defaults when ``None``).
+            terminal: where bell and OSC notifications are written (the terminal).
             wizard_when_empty: open the wizard when the daemon has no agents yet.
             select: the agent to select first.
         """
         super().__init__()
+        settings = settings or TuiSettings()
+        notifier = Notifier(settings.notify, terminal or self._write_terminal)
         self._main_screen = RunningScreen(
-            link, defaults, wizard_when_empty=wizard_when_empty, select=select
+            link,
+            defaults,
+            settings=settings,
+            notifier=notifier,
+            wizard_when_empty=wizard_when_empty,
+            select=select,
         )
+
+    def _write_terminal(self, text: str) -> None:
+        """Raw text to the terminal (escape sequences Textual has no API for)."""
+        if self._driver is not None:
+            self._driver.write(text)
+            self._driver.flush()
 
     def get_default_screen(self) -> Screen[None]:
         return self._main_screen
@@ -54,17 +77,25 @@ class HarnessApp(App[None]):
         """The running view (always at the bottom of the screen stack)."""
         return self._main_screen
 
+    def action_help(self) -> None:
+        """Help on the screen on top (never help on help)."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own commands, plus every key binding shown in the footer of ``screen``."""
+        """Textual's own commands, plus every described key binding of ``screen`` (also the
+        ones the footer has no room for)."""
         yield from super().get_system_commands(screen)
         seen: set[str] = set()
         for active in screen.active_bindings.values():
             binding = active.binding
-            if not binding.show or not binding.description or binding.action in seen:
+            if binding.action in ("quit", "app.quit"):  # Textual's own "Quit" is listed
+                continue
+            if not binding.description or binding.action in seen:
                 continue
             seen.add(binding.action)
             yield SystemCommand(
-                binding.description,
+                binding.tooltip or binding.description,
                 f"key: {active.binding.key}",
                 partial(self.run_action, binding.action, active.node),
             )

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from common.schemas.agent_state import Phase
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.protocol import AgentInfo
+from common.schemas.spend import Spend
+
+
+def now() -> datetime:
+    """The clock every elapsed time is measured on (tests set it)."""
+    return datetime.now(UTC)
 
 
 def display_path(path: Path) -> str:
@@ -35,15 +43,67 @@ def mode(info: AgentInfo) -> str:
 
 
 def status(info: AgentInfo) -> str:
-    """The status column: ``waiting: issue_selection`` says what the agent waits for."""
+    """The status column: ``⚑ waits 3m`` says a human is needed, and for how long; an
+    ended agent shows its exit state (``broken``: its project's tests could not run)."""
     if info.status is AgentStatus.WAITING and info.pending_checkpoint is not None:
-        return f"waiting: {info.pending_checkpoint.value}"
+        since = f" {duration(now() - info.pending_since)}" if info.pending_since else ""
+        return f"⚑ waits{since}"
+    if info.exit_state is ExitState.BROKEN:
+        return "broken"
     return info.status.value
 
 
 def phase(value: Phase | None) -> str:
     """A phase as words (``issue selection``); ``starting`` before the agent reported one."""
     return value.value.replace("_", " ") if value is not None else "starting"
+
+
+def duration(span: timedelta) -> str:
+    """``45s``, ``12m``, ``3h05m``, ``2d04h``: an elapsed time at a glance."""
+    seconds = max(0, int(span.total_seconds()))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, hours = seconds // 60, seconds // 3600
+    if hours == 0:
+        return f"{minutes}m"
+    if hours < 24:
+        return f"{hours}h{minutes % 60:02d}m"
+    return f"{hours // 24}d{hours % 24:02d}h"
+
+
+def elapsed(info: AgentInfo) -> str:
+    """How long the agent has run (until it ended, for an ended agent)."""
+    live = info.status in (AgentStatus.RUNNING, AgentStatus.WAITING)
+    end = info.ended_at if info.ended_at is not None and not live else now()
+    return duration(end - info.started_at)
+
+
+def progress(info: AgentInfo) -> str:
+    """``2/5`` issues closed; ``–`` before the issues exist."""
+    return f"{info.issues_closed}/{info.issues_total}" if info.issues_total else "–"
+
+
+def count(value: int) -> str:
+    """``950``, ``12k``, ``1.3M``: a token count in four characters or so."""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.0f}k" if value >= 10_000 else f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def tokens(spend: Spend) -> str:
+    """``1.3M/42k``: tokens in (cache included) and out."""
+    if not spend.sessions:
+        return "–"
+    return f"{count(spend.tokens_in)}/{count(spend.tokens_out)}"
+
+
+def cost(spend: Spend) -> str:
+    """``$0.42``; a ``+`` when some sessions reported no cost."""
+    if not spend.sessions:
+        return "–"
+    return f"${spend.cost_usd:.2f}"
 
 
 def title(value: str) -> str:

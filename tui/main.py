@@ -26,6 +26,7 @@ from common.secrets import hide_secrets_from_proc
 from tui.app import HarnessApp
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import DaemonLink
+from tui.services.settings import load_memory, load_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args = build_parser().parse_args(argv)
     try:
+        settings = load_settings()
         specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)
         started = asyncio.run(prepare(specs, start_daemon=not args.no_daemon_start))
     except HarnessError as e:
@@ -45,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     app = HarnessApp(
         DaemonLink(autostart=not args.no_daemon_start),
-        WizardDefaults.from_environment(),
+        WizardDefaults.from_environment(last_repository=load_memory().last_repository),
+        settings=settings,
         wizard_when_empty=not specs,
         select=started[0] if started else None,
     )

@@ -133,6 +133,14 @@ def _policy_verdict(command: str, project_arg: str | None) -> str | None:
     return judge_command(command, PolicyContext.for_project(project, test_command=test_command))
 
 
+async def cmd_web(args: argparse.Namespace) -> int:
+    # Imported here: only this command needs the web server (textual-serve, aiohttp).
+    from tui import web
+
+    await web.serve(args.host, args.port, public_url=args.public_url)
+    return 0
+
+
 async def cmd_logs(args: argparse.Namespace) -> int:
     info = await _agent(args.agent)
     text, end = follow.last_lines(info.log_file, args.lines)
@@ -272,6 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
     resume = add("resume", cmd_resume, "continue a stopped or failed agent where it ended")
     resume.add_argument("agent")
     resume.add_argument("--wait", action="store_true", help="return when the agent has ended")
+
+    web = add("web", cmd_web, "serve the TUI to a browser (behind a random token in the URL)")
+    web.add_argument("--host", default="localhost", help="address to listen on (localhost)")
+    web.add_argument("--port", type=int, default=8765, help="port to listen on (8765)")
+    web.add_argument(
+        "--public-url", help="the URL browsers use, when it differs (a proxy, a tunnel's port)"
+    )
 
     demo = add("demo", cmd_demo, "run the demo project on the embedded model")
     demo.add_argument("--dir", type=Path, help="where to put the demo (default: a new temp dir)")

@@ -7,6 +7,7 @@ daemon down: the agent is shown as failed, with the file's problem as reason.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TypeVar
 
@@ -15,14 +16,18 @@ from pydantic import BaseModel
 from common.atomic import read_model_or_none
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles
-from common.schemas.agent_state import AgentState
-from common.schemas.checkpoint import CheckpointFile
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.checkpoint import CheckpointFile, CheckpointType
 from common.schemas.daemon_state import AgentRecord, AgentStatus
 from common.schemas.exit_status import AgentExit, ExitState
+from common.schemas.gitlab_milestone import GitLabMilestone
+from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
+from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+log = logging.getLogger(__name__)
 
 DIED_WITHOUT_EXIT = "agent process died without an exit status"
 STOPPED_BY_USER = "stopped by user"
@@ -43,11 +48,9 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     exit_status = _read(files.exit_status, AgentExit, problems)
     if exit_status is not None and exit_status.pid != record.pid:
         exit_status = None  # left by an earlier run in the same workspace
-    pending = (
-        checkpoint.root.type
-        if alive and checkpoint is not None and checkpoint.root.status == "pending"
-        else None
-    )
+    waiting = alive and checkpoint is not None and checkpoint.root.status == "pending"
+    pending = checkpoint.root.type if waiting and checkpoint is not None else None
+    closed, total = _progress(files)
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
     if problems:
         status, reason = AgentStatus.FAILED, problems[0]
@@ -59,7 +62,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         log_file=record.log_file,
         pid=record.pid,
         status=status,
-        phase=state.phase if state is not None else None,
+        phase=_phase(state, pending),
         auto_accept=info.auto_accept if info is not None else record.spec.auto_accept,
         pending_checkpoint=pending,
         started_at=record.started_at,
@@ -68,6 +71,11 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         exit_state=exit_state(status, state),
         issue_spend=state.issue_spend if state is not None else {},
         set_aside=state.set_aside if state is not None else [],
+        pending_since=checkpoint.root.created_at if pending and checkpoint is not None else None,
+        issues_closed=closed,
+        issues_total=total,
+        spend=state.spend if state is not None else Spend(),
+        ended_at=exit_status.ended_at if exit_status is not None else None,
     )
 
 
@@ -78,6 +86,27 @@ def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
     if status is AgentStatus.FAILED:
         return ExitState.BROKEN if state is not None and state.broken else ExitState.FAILED
     return ExitState.CONTINUING
+
+
+def _phase(state: AgentState | None, pending: CheckpointType | None) -> Phase | None:
+    """The phase; before the first transition is written, a waiting checkpoint names it."""
+    if state is not None:
+        return state.phase
+    return Phase(pending.value) if pending is not None else None
+
+
+def _progress(files: WorkspaceFiles) -> tuple[int, int]:
+    """Issues closed and issues in all, from whichever tracker mirror the workspace has."""
+    try:
+        milestone: FileMilestone | GitLabMilestone | None = read_model_or_none(
+            files.milestone, FileMilestone
+        ) or read_model_or_none(files.gitlab_milestone, GitLabMilestone)
+    except StateFileError as e:  # progress is a nicety: the agent's status stays true
+        log.warning("progress not shown: %s", e)
+        return 0, 0
+    if milestone is None:
+        return 0, 0
+    return sum(issue.state == "closed" for issue in milestone.issues), len(milestone.issues)
 
 
 def _status(

@@ -133,6 +133,16 @@ class AgentInfo(StrictModel):
     """What each issue's sessions cost so far."""
     set_aside: list[int] = Field(default_factory=list)
     """Issues left for a person (``needs-human``)."""
+    pending_since: datetime | None = None
+    """When the waiting checkpoint was raised (``None``: nothing waits)."""
+    issues_closed: int = 0
+    """Issues of the spec's milestone closed so far."""
+    issues_total: int = 0
+    """Issues of the spec's milestone (0 until spec_to_issues created them)."""
+    spend: Spend = Field(default_factory=Spend)
+    """Tokens and cost of the agent's sessions so far."""
+    ended_at: datetime | None = None
+    """When the agent process ended (from its exit status), for elapsed times."""
 
 
 class Hello(StrictModel):

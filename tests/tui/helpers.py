@@ -6,16 +6,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Log
 
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointFile
 from common.schemas.protocol import AgentInfo
+from common.schemas.tui_settings import TuiSettings
 from tests.tui.fakes import FakeLink
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.screens.wizard import WizardDefaults
+from tui.widgets.log_view import LogView
 from tui.widgets.status_bar import StatusBar
 
 #: Generous, for slow CI machines; a passing test returns as soon as its condition holds.
@@ -34,13 +35,29 @@ async def wait_until(
     raise AssertionError(f"timed out waiting for {what}")
 
 
+#: The dialog tests' settings: dialogs open by themselves and take keys at once, so a
+#: test is about the dialog. How checkpoints arrive is tested with :data:`ASK_FIRST`.
+DIALOG_TESTS = TuiSettings(auto_open=True, key_grace_s=0)
+#: The defaults a person gets: checkpoints wait until asked for.
+ASK_FIRST = TuiSettings()
+
+
 def make_app(
-    agents: list[AgentInfo], *, start_dir: Path | None = None, wizard: bool = False
+    agents: list[AgentInfo],
+    *,
+    start_dir: Path | None = None,
+    wizard: bool = False,
+    settings: TuiSettings = DIALOG_TESTS,
+    terminal: list[str] | None = None,
 ) -> tuple[HarnessApp, FakeLink]:
-    """The TUI on a :class:`FakeLink` serving ``agents``."""
+    """The TUI on a :class:`FakeLink` serving ``agents``; terminal writes go to ``terminal``."""
     link = FakeLink(agents)
     defaults = WizardDefaults(start_dir=start_dir or Path("/"), model="local", file_only_mode=True)
-    return HarnessApp(link, defaults, wizard_when_empty=wizard), link
+    written = terminal if terminal is not None else []
+    app = HarnessApp(
+        link, defaults, settings=settings, terminal=written.append, wizard_when_empty=wizard
+    )
+    return app, link
 
 
 def write_checkpoint(workspace: Path, checkpoint: Checkpoint) -> None:
@@ -64,8 +81,8 @@ def dialog_for(app: HarnessApp, checkpoint_id: str) -> Callable[[], bool]:
 
 
 def log_lines(app: HarnessApp) -> list[str]:
-    """What the running view's log shows."""
-    return list(app.running.query_one("#log", Log).lines)
+    """What the running view's log shows, a line per log line."""
+    return app.running.query_one(LogView).plain_lines()
 
 
 def last_log_line(app: HarnessApp, text: str) -> Callable[[], bool]:

@@ -35,6 +35,7 @@ from tests.tui.helpers import (
     wait_until,
     write_checkpoint,
 )
+from tui.modals.reason_prompt import ReasonPrompt
 from tui.modals.review.base import ReviewScreen
 from tui.screens.wizard.base import WizardStep
 
@@ -78,19 +79,25 @@ async def test_y_approves_with_the_checkpoint_default(
 
 
 @pytest.mark.parametrize(
-    ("kind", "key"), [(kind, "nx0"[n % 3]) for n, kind in enumerate(REJECTABLE)]
+    ("kind", "key"), [(kind, "nNxX0"[n % 5]) for n, kind in enumerate(REJECTABLE)]
 )
-async def test_n_x_and_0_reject(workspace: Path, kind: CheckpointType, key: str) -> None:
+async def test_n_x_and_0_reject_after_asking_why(
+    workspace: Path, kind: CheckpointType, key: str
+) -> None:
     checkpoint = samples.BUILDERS[kind]()
     write_checkpoint(workspace, checkpoint)
     app, _ = make_app(waiting_agent(workspace))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, dialog_for(app, checkpoint.id), "the dialog")
         await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, ReasonPrompt), "the reason prompt")
+        assert decided(workspace) is None, "nothing is written before the reason is sent"
+        await pilot.press(*"not now", "enter")
         await wait_until(pilot, lambda: decided(workspace) is not None, "the decision")
     result = decided(workspace)
     assert result is not None and result.decision is not None
     assert not result.decision.approved
+    assert result.decision.reason == "not now"
     assert result.decision.decided_by.startswith("tui:")
     if isinstance(result.decision, EnrichmentDecision):
         assert result.decision.selected == []  # reject skips every enrichment

@@ -20,10 +20,12 @@ from common.schemas.checkpoint import (
     EnrichmentDecision,
     IssueClosureCheckpoint,
     SelectionDecision,
+    SpecToIssuesCheckpoint,
 )
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
-from tests.tui.helpers import dialog, log_lines, status_text, wait_until
+from common.schemas.tui_settings import TuiSettings
+from tests.tui.helpers import DIALOG_TESTS, dialog, log_lines, status_text, wait_until
 from tui.app import HarnessApp
 from tui.modals.review.base import ReviewScreen
 from tui.screens.wizard import WizardDefaults
@@ -37,9 +39,11 @@ pytestmark = pytest.mark.slow
 AGENT_WAIT = 60.0
 
 
-def tui(spec: AgentSpec, *, wizard: bool) -> HarnessApp:
+def tui(spec: AgentSpec, *, wizard: bool, settings: TuiSettings = DIALOG_TESTS) -> HarnessApp:
     defaults = WizardDefaults(start_dir=spec.project_dir, model="local", file_only_mode=True)
-    return HarnessApp(DaemonLink(autostart=False), defaults, wizard_when_empty=wizard)
+    return HarnessApp(
+        DaemonLink(autostart=False), defaults, settings=settings, wizard_when_empty=wizard
+    )
 
 
 def waiting_at(app: HarnessApp, kind: CheckpointType) -> bool:
@@ -129,3 +133,42 @@ async def test_quit_reconnect_cli_decision_and_auto_accept(
         await pilot.press("escape", "a")
         await wait_until(pilot, lambda: "AUTO" in status_text(second), "AUTO")
         assert load_info(files.root).auto_accept  # persisted in the workspace
+
+
+async def test_a_reason_typed_after_n_reaches_the_models_next_attempt(
+    daemon: None, demo_spec: AgentSpec
+) -> None:
+    """Default settings: ⚑ and ``c`` open the checkpoint; N asks why; the next proposal
+    is made with that reason (the checkpoint shows the feedback its session was given)."""
+    async with DaemonClient.connect() as client:
+        started = await client.start(demo_spec)
+    files = WorkspaceFiles(started.workspace)
+    app = tui(demo_spec, wizard=False, settings=TuiSettings())
+    async with app.run_test(size=(120, 36)) as pilot:
+
+        async def answer_next(kind: CheckpointType, *keys: str) -> None:
+            await wait_until(pilot, lambda: "waits" in status_text(app), str(kind), AGENT_WAIT)
+            await pilot.press("c")
+            await wait_until(pilot, lambda: waiting_at(app, kind), f"the {kind} dialog")
+            await pilot.press(*keys)
+            await wait_until(pilot, lambda: dialog(app) is None, "the dialog to close")
+
+        await answer_next(CheckpointType.PROJECT_VERIFICATION, "Y")
+        await answer_next(CheckpointType.SPEC_TO_ISSUES, "N", *"fewer issues please", "enter")
+        await wait_until(
+            pilot,
+            lambda: (
+                (found := checkpoints.current(files)) is not None
+                and isinstance(found, SpecToIssuesCheckpoint)
+                and found.context.attempt == 2
+            ),
+            "the second proposal",
+            AGENT_WAIT,
+        )
+        # Both proposals' sessions are counted in the agent's spend, shown in its row.
+        await wait_until(
+            pilot, lambda: app.running.agents[started.name].spend.sessions >= 2, "the spend"
+        )
+    second = checkpoints.current(files)
+    assert isinstance(second, SpecToIssuesCheckpoint)
+    assert second.context.feedback == "fewer issues please"

@@ -216,3 +216,23 @@ async def test_the_view_follows_when_the_log_first_outgrows_it(workspace: Path) 
                 log.write(f"line {number}\n")
             await wait_until(pilot, last_log_line(app, f"line {number}"), f"line {number}")
         await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0, "the end")
+
+
+async def test_long_lines_wrap_and_w_toggles_it_and_the_log_file_is_untouched(
+    workspace: Path,
+) -> None:
+    info = agent_info("agent_1", workspace)
+    raw = "09:00:00 [assistant] " + "word " * 80 + "\n"
+    info.log_file.write_text(raw + "09:00:01 phase → coding\n")
+    app, _ = make_app([info])
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.running.query_one("#log", Log)
+        await wait_until(pilot, lambda: len(log_lines(app)) == 2, "the lines")
+        await wait_until(pilot, lambda: view.line_count > 2, "the wrapped rows")
+        assert all(len(row) <= view.scrollable_content_region.width for row in view.lines)
+        assert log_lines(app)[1] == "09:00:01 ➜ phase coding"
+        await pilot.press("w")
+        await wait_until(pilot, lambda: view.line_count == 2, "one row per line")
+        await pilot.press("w")
+        await wait_until(pilot, lambda: view.line_count > 2, "wrapped again")
+    assert info.log_file.read_text() == raw + "09:00:01 phase → coding\n"

@@ -12,22 +12,41 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import Footer, Header, Log, Tree
+from textual.widgets import Footer, Header, Tree
 
-from common.schemas.agent_state import Phase
+from common.atomic import write_model
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.issues import MergeRequestRecord, TrackedIssue
+from common.schemas.milestone import FileMilestone
+from common.schemas.protocol import AgentInfo
+from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
+from common.schemas.workspace import WorkspaceInfo
 from tests.tui import samples
 from tests.tui.fakes import agent_info
-from tests.tui.helpers import make_app, status_text, wait_until
+from tests.tui.helpers import (
+    ASK_FIRST,
+    log_lines,
+    make_app,
+    status_text,
+    wait_until,
+    write_checkpoint,
+)
+from tui import labels
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
+from tui.modals.help import HelpScreen
+from tui.modals.reason_prompt import ReasonPrompt
 from tui.modals.review import review_for
 from tui.screens.wizard.base import WizardStep
 from tui.screens.wizard.branch import BranchStep
@@ -35,14 +54,34 @@ from tui.screens.wizard.options import AdvancedStep, OptionsStep
 from tui.screens.wizard.repo import RepoStep
 from tui.screens.wizard.spec import SpecStep
 from tui.services.pending import Waiting
+from tui.widgets.agent_list import AgentList
 
 SnapCompare = Callable[..., bool]
 SIZE = (120, 36)
 CSS = Path(__file__).resolve().parents[2] / "tui" / "app.tcss"
 
 
+#: The clock every elapsed time on screen is measured on (``tui.labels.now``).
+NOW = datetime(2026, 1, 15, 9, 42, 5, tzinfo=UTC)
+#: Fixed author and committer dates: the commit hashes on screen are the same every run.
+GIT_DATES = {
+    "GIT_AUTHOR_DATE": "2026-01-15T09:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-15T09:00:00Z",
+}
+
+
+@pytest.fixture(autouse=True)
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(labels, "now", lambda: NOW)
+
+
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={**os.environ, **GIT_DATES},
+    )
 
 
 @pytest.fixture
@@ -161,8 +200,7 @@ def test_running_view(snap_compare: SnapCompare, home_projects: Path) -> None:
 
     async def settled(pilot: Pilot[None]) -> None:
         await wait_until(pilot, lambda: bool(app.running.query("#log")), "the running view")
-        log = app.running.query_one("#log", Log)
-        await wait_until(pilot, lambda: log.line_count == 9, "the log")
+        await wait_until(pilot, lambda: len(log_lines(app)) == 9, "the log")
         await wait_until(pilot, lambda: "main · " in status_text(app), "the git status")
         await pilot.pause()
 
@@ -200,3 +238,197 @@ def test_checkpoint_dialog(snap_compare: SnapCompare, kind: CheckpointType) -> N
 @pytest.mark.parametrize("kind", list(CheckpointType))
 def test_review_screen(snap_compare: SnapCompare, kind: CheckpointType) -> None:
     assert snap_compare(ModalApp(kind, review=True), terminal_size=SIZE)
+
+
+# --- the cockpit: many agents at a glance, at 80×24 and 160×48 ----------------------------
+
+SIZES = [(80, 24), (160, 48)]
+SIZE_IDS = ["80x24", "160x48"]
+
+
+def cockpit_agents(home_projects: Path) -> list[AgentInfo]:
+    """Three agents: one waiting for a human, one coding, one done (with its workspace files)."""
+    project = home_projects / "textkit"
+    agents: list[AgentInfo] = []
+    for number in (1, 2, 3):
+        workspace = project / ".claude-agent" / f"spec-{number}"
+        (workspace / "logs").mkdir(parents=True)
+        agents.append(agent_info(f"agent_{number}", workspace, project=project))
+    waiting, coding, done = agents
+    checkpoint = samples.issue_closure()
+    write_checkpoint(waiting.workspace, checkpoint)
+    waiting = waiting.model_copy(
+        update={
+            "status": AgentStatus.WAITING,
+            "phase": Phase.ISSUE_CLOSURE,
+            "pending_checkpoint": CheckpointType.ISSUE_CLOSURE,
+            "pending_since": datetime(2026, 1, 15, 9, 38, 0, tzinfo=UTC),
+            "issues_closed": 1,
+            "issues_total": 3,
+            "spend": Spend(sessions=4, tokens_in=812_400, tokens_out=23_100, cost_usd=1.37),
+        }
+    )
+    coding = coding.model_copy(
+        update={
+            "spec_file": coding.spec_file.with_name("cli-flags.md"),
+            "issues_closed": 2,
+            "issues_total": 5,
+            "auto_accept": True,
+            "spend": Spend(sessions=7, tokens_in=1_540_000, tokens_out=61_000, cost_usd=2.9),
+        }
+    )
+    done = done_agent(home_projects, done)
+    return [coding, done, waiting]
+
+
+def done_agent(home_projects: Path, info: AgentInfo) -> AgentInfo:
+    """``info`` finished: a feature branch with two commits, a milestone, a state with spend."""
+    project = info.project_dir
+    git(project, "checkout", "-q", "-b", "feature/slugify")
+    for name in ("slug", "words"):
+        (project / f"{name}.py").write_text(f"# {name}\n")
+        git(project, "add", f"{name}.py")
+        git(
+            project, "-c", "user.name=T", "-c", "user.email=t@e.x", "commit", "-qm", f"feat: {name}"
+        )
+    git(project, "checkout", "-q", "main")
+    files = WorkspaceFiles(info.workspace)
+    spec = AgentSpec(spec_file=info.spec_file, project_dir=project, target_branch="main")
+    write_model(
+        files.info, WorkspaceInfo(spec=spec, spec_slug="s", feature_branch="feature/slugify")
+    )
+    spend = Spend(
+        sessions=9,
+        tokens_in=2_210_000,
+        cache_read=1_900_000,
+        tokens_out=88_000,
+        cost_usd=4.12,
+    )
+    write_model(
+        files.state,
+        AgentState(phase=Phase.DONE, last_test_run=samples.PASSING, spend=spend),
+    )
+    issues = [
+        TrackedIssue(iid=1, title="Add slugify", description="", state="closed"),
+        TrackedIssue(iid=2, title="Add word_count", description="", state="closed"),
+        TrackedIssue(iid=3, title="Add truncate", description=""),
+    ]
+    record = MergeRequestRecord(
+        iid=1,
+        title="textkit helpers",
+        description="",
+        source_branch="feature/slugify",
+        target_branch="main",
+    )
+    write_model(files.milestone, FileMilestone(title="m", issues=issues, merge_request=record))
+    return info.model_copy(
+        update={
+            "spec_file": info.spec_file.with_name("slugify.md"),
+            "status": AgentStatus.DONE,
+            "phase": Phase.DONE,
+            "pid": None,
+            "issues_closed": 2,
+            "issues_total": 3,
+            "spend": spend,
+            "ended_at": datetime(2026, 1, 15, 9, 31, 40, tzinfo=UTC),
+        }
+    )
+
+
+def cockpit_app(home_projects: Path) -> HarnessApp:
+    app, _ = make_app(cockpit_agents(home_projects), settings=ASK_FIRST)
+    return app
+
+
+async def cockpit_ready(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, HarnessApp)
+    await wait_until(pilot, lambda: app.running.selected is not None, "the agents")
+    await wait_until(pilot, lambda: "1 checkpoint waits" in status_text(app), "the ⚑")
+    await wait_until(pilot, lambda: "main · " in status_text(app), "the git status")
+    app.clear_notifications()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_list_with_progress_and_spend(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    """The waiting agent sorts first and is selected."""
+    assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=cockpit_ready)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_summary_of_a_finished_agent(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    async def summary(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        app = pilot.app
+        assert isinstance(app, HarnessApp)
+        app.running.query_one(AgentList).select("agent_3")
+        await wait_until(
+            pilot, lambda: "merge request" in str(app.running.query_one("#summary").render()), "it"
+        )
+        await pilot.pause()
+
+    assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=summary)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_help(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    async def helped(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+        await pilot.pause()
+
+    assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=helped)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_dialog(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    async def dialog(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CheckpointDialog), "dialog")
+        await pilot.pause()
+
+    assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=dialog)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_reason_prompt(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    async def reason(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CheckpointDialog), "dialog")
+        await pilot.press("n", *"use a regex")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReasonPrompt), "the prompt")
+        await pilot.pause()
+
+    assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=reason)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_wizard(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    async def options(pilot: Pilot[None]) -> None:
+        await reach(pilot, RepoStep)
+        for key in ("down", "down", "enter", "enter", "enter"):
+            await pilot.press(key)
+            await wait_until(
+                pilot,
+                lambda: not pilot.app.screen.query(Tree) or tree_loaded(pilot.app),
+                "the tree",
+            )
+        await reach(pilot, OptionsStep)
+
+    assert snap_compare(wizard_app(home_projects), terminal_size=size, run_before=options)

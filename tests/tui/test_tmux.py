@@ -1,8 +1,9 @@
 """The TUI in a real terminal (tmux), started the way ``./start.sh --native --specs`` starts it.
 
 ``python -m tui.main --specs`` starts the daemon itself, starts the demo agent
-through it and opens the UI; the first checkpoint is approved with the Y key,
-and the agent must move on with the decision signed ``tui:<user>``.
+through it and opens the UI at 80×24; the first checkpoint is opened with c and
+approved with Shift+Y, the second rejected with N and a typed reason, which the
+agent's next proposal must carry; every decision is signed ``tui:<user>``.
 """
 
 from __future__ import annotations
@@ -76,9 +77,11 @@ async def tmux(scratch: Path) -> AsyncIterator[Tmux]:
             await lifecycle.stop_daemon()
 
 
-async def test_approving_a_checkpoint_with_y_in_a_real_terminal(
+async def test_answering_checkpoints_with_y_and_with_a_reason_in_a_real_terminal(
     tmux: Tmux, demo_spec: AgentSpec
 ) -> None:
+    """At 80×24: ⚑ announces the checkpoint, c opens it, Y approves; then N asks why and
+    the typed reason reaches the agent's next proposal."""
     specs = f"[{demo_spec.model_dump_json()}]"
     tui = " ".join(
         shlex.quote(part) for part in (sys.executable, "-m", "tui.main", "--specs", specs)
@@ -90,9 +93,9 @@ async def test_approving_a_checkpoint_with_y_in_a_real_terminal(
         "-s",
         "tui",
         "-x",
-        "120",
+        "80",
         "-y",
-        "36",
+        "24",
         "-c",
         str(REPO_ROOT),
         "-e",
@@ -101,15 +104,41 @@ async def test_approving_a_checkpoint_with_y_in_a_real_terminal(
         f"PYTHONPATH={REPO_ROOT}",
         command,
     )
+    await tmux.wait_for(lambda s: "1 checkpoint waits" in s and "q Quit" in s, "the ⚑")
+    assert "HITL CHECKPOINT: PROJECT VERIFICATION" not in tmux.screen()  # not opened by itself
+    tmux.run("send-keys", "-t", "tui", "c")
     await tmux.wait_for(lambda s: "HITL CHECKPOINT: PROJECT VERIFICATION" in s, "the dialog")
-    tmux.run("send-keys", "-t", "tui", "y")
-    await tmux.wait_for(lambda s: "HITL CHECKPOINT: SPEC TO ISSUES" in s, "the next dialog")
+    assert "[Y] or [1] approve" in tmux.screen()  # the key line survives 80×24
+    tmux.run("send-keys", "-t", "tui", "Y")
 
     files = WorkspaceFiles(workspace_dir(demo_spec.project_dir, demo_spec.spec_file))
-    first = checkpoints.history(files)[0]
+
+    def waiting_at(kind: CheckpointType, attempt: int | None = None) -> bool:
+        found = checkpoints.current(files)
+        if found is None or found.type is not kind or found.status != "pending":
+            return False
+        return attempt is None or getattr(found.context, "attempt", None) == attempt
+
+    await tmux.wait_for(lambda _: waiting_at(CheckpointType.SPEC_TO_ISSUES), "spec_to_issues")
+    await tmux.wait_for(lambda s: "1 checkpoint waits" in s, "the next ⚑")
+    tmux.run("send-keys", "-t", "tui", "c")
+    await tmux.wait_for(lambda s: "HITL CHECKPOINT: SPEC TO ISSUES" in s, "the next dialog")
+    tmux.run("send-keys", "-t", "tui", "N")
+    await tmux.wait_for(lambda s: "REASON" in s, "the reason prompt")
+    tmux.run("send-keys", "-t", "tui", "-l", "one issue per helper")
+    tmux.run("send-keys", "-t", "tui", "Enter")
+    await tmux.wait_for(lambda _: waiting_at(CheckpointType.SPEC_TO_ISSUES, 2), "attempt 2")
+
+    first, second = checkpoints.history(files)[:2]
     assert first.type is CheckpointType.PROJECT_VERIFICATION
     assert first.decision is not None and first.decision.approved
     assert first.decision.decided_by.startswith("tui:")
+    assert second.decision is not None and not second.decision.approved
+    assert second.decision.reason == "one issue per helper"
+    current = checkpoints.current(files)
+    assert current is not None and getattr(current.context, "feedback", None) == (
+        "one issue per helper"
+    )
 
     tmux.run("send-keys", "-t", "tui", "q")
     await tmux.wait_for(lambda s: "TUI-EXITED-0" in s, "the TUI to quit")

@@ -7,9 +7,11 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Checkbox, Input
 
+from agent.control.demo import prepare_demo
 from common.schemas.spec import AgentSpec
+from tests.tui.conftest import REPO_ROOT
 from tests.tui.helpers import make_app, wait_until
 from tui.app import HarnessApp
 from tui.screens.wizard.base import WizardStep
@@ -17,6 +19,9 @@ from tui.screens.wizard.branch import BranchStep
 from tui.screens.wizard.options import AdvancedStep, OptionsStep
 from tui.screens.wizard.repo import RepoStep
 from tui.screens.wizard.spec import SpecStep
+from tui.screens.wizard.state import WizardDefaults, WizardState
+from tui.services.demo_spec import plays_demo
+from tui.services.settings import load_memory
 
 
 def git(repo: Path, *args: str) -> None:
@@ -82,7 +87,7 @@ async def test_the_wizard_starts_an_agent_with_what_was_chosen(projects: Path) -
         file_only_mode=True,
         skip_puppeteer=True,
         max_iterations=3,
-        model="local",
+        model=None,  # the embedded model only plays the demo: never proposed for this spec
     )
 
 
@@ -144,3 +149,78 @@ async def test_esc_on_the_first_step_closes_the_wizard(projects: Path) -> None:
         await pilot.press("n")
         await wait_until(pilot, lambda: on_step(app, RepoStep), "the wizard again")
     assert link.started == []
+
+
+async def test_a_path_is_typed_with_completion_and_the_harness_checkout_is_refused(
+    projects: Path,
+) -> None:
+    app, _ = make_app([], start_dir=projects, wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        field = app.screen.query_one("#path", Input)
+        # typing or pasting goes straight into the path
+        await wait_until(pilot, lambda: field.has_focus, "the path field's focus")
+        field.value = ""
+        await pilot.press(*str(REPO_ROOT))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "own checkout" in error_text(app), "the refusal")
+        field.value = ""
+        await pilot.press(*f"{projects}/ap")
+        await wait_until(pilot, lambda: field._suggestion.endswith("/app/"), "the completion")
+        await pilot.press("right", "enter")
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+    assert app.running.defaults.start_dir == projects
+
+
+async def test_the_next_wizard_starts_in_the_last_repository(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        for step in (SpecStep, BranchStep, OptionsStep, AdvancedStep):
+            await pilot.press("enter")
+            await wait_until(pilot, partial(on_step, app, step), step.__name__)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(link.started), "the start")
+    remembered = load_memory().last_repository
+    assert remembered == projects / "app"
+    defaults = WizardDefaults.from_environment({}, last_repository=remembered)
+    assert defaults.start_dir == projects / "app"
+    assert WizardDefaults.from_environment({}, home=projects).start_dir == projects
+
+
+async def test_the_embedded_model_is_refused_for_a_users_own_spec(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        for step in (SpecStep, BranchStep, OptionsStep, AdvancedStep):
+            await pilot.press("enter")
+            await wait_until(pilot, partial(on_step, app, step), step.__name__)
+        assert "local" not in str(app.screen.render())
+        app.screen.query_one("#model", Input).value = "local"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "only plays the demo" in error_text(app), "the refusal")
+    assert link.started == []
+
+
+def test_the_demo_spec_gets_the_embedded_model_without_credentials(tmp_path: Path) -> None:
+    demo = prepare_demo(tmp_path / "demo", auto_accept=False)
+    state = WizardState(WizardDefaults.from_environment({}, home=tmp_path))
+    state.choose_spec(demo.spec_file, plays_demo=plays_demo(demo.spec_file))
+    assert state.model == "local"
+    own = tmp_path / "own.md"
+    own.write_text("# my feature\n")
+    state.choose_spec(own, plays_demo=plays_demo(own))
+    assert state.model == ""
+
+
+async def test_tick_boxes_show_their_state_in_text(projects: Path) -> None:
+    app, _ = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        for step in (SpecStep, BranchStep, OptionsStep):
+            await pilot.press("enter")
+            await wait_until(pilot, partial(on_step, app, step), step.__name__)
+        box = app.screen.query_one("#file_only_mode", Checkbox)
+        assert str(box.render()).startswith("[x]")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: str(box.render()).startswith("[ ]"), "the untick")

@@ -1,8 +1,11 @@
 """The checkpoint dialog: one pending checkpoint, answered with a key.
 
-Y or 1 approves with the checkpoint's default, N, X or 0 rejects (refused for
-regression_approval, which needs an explicit action), R opens the full review
-screen, Esc puts the checkpoint aside undecided. The dialog writes the decision
+Y or 1 approves with the checkpoint's default, N, X or 0 asks for a reason in one
+line and then rejects (refused for regression_approval, which needs an explicit
+action), R opens the full review screen, Esc puts the checkpoint aside undecided.
+Upper- and lower-case keys do the same. A dialog that opened by itself (auto-open)
+ignores keys for :data:`KEY_GRACE_S`, so a key meant for something else, pressed
+just as it appeared, never answers a checkpoint nobody read. The dialog writes the decision
 itself, so a refused answer (a choice that does not fit) leaves it open with
 the reason; it closes with what happened, and closes by itself when the
 checkpoint is decided elsewhere.
@@ -10,6 +13,7 @@ checkpoint is decided elsewhere.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,9 +33,13 @@ from common.errors import (
 from common.schemas.checkpoint import Checkpoint
 from tui import labels
 from tui.modals import checkpoint_text
+from tui.modals.reason_prompt import ReasonPrompt
 from tui.modals.review import review_for
 from tui.services.decide import Answer, answer_checkpoint, build_decision
 from tui.services.pending import Waiting
+
+#: How long a dialog that opened by itself ignores keys (a key already on its way).
+KEY_GRACE_S = 0.6
 
 
 @dataclass(frozen=True)
@@ -60,27 +68,40 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
     """One checkpoint of one agent, in the seed's WHAT HAPPENED / IF APPROVED / IF REJECTED form."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,1", "approve", "Approve"),
-        Binding("n,x,0", "reject", "Reject"),
-        Binding("r", "review", "Review"),
+        Binding("y,Y,1", "approve", "Approve"),
+        Binding("n,N,x,X,0", "reject", "Reject"),
+        Binding("r,R", "review", "Review"),
         Binding("escape", "set_aside", "Later"),
+        Binding("question_mark,f1", "app.help", "Help"),
         # A modal screen hides the app's own keys; quitting decides nothing and the
         # checkpoint waits for the next TUI.
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, item: Waiting, *, subtitle: str = "", others: int = 0) -> None:
+    def __init__(
+        self, item: Waiting, *, subtitle: str = "", others: int = 0, grace_s: float = 0.0
+    ) -> None:
         """
         Args:
             item: the waiting checkpoint.
             subtitle: who waits (agent and spec).
             others: how many more checkpoints wait after this one.
+            grace_s: ignore keys this long after the dialog appears (it opened by itself).
         """
         super().__init__()
         self.item = item
         self._subtitle = subtitle
         self._others = others
         self._busy = False
+        self._grace_s = grace_s
+        self._shown_at = time.monotonic()
+
+    def on_mount(self) -> None:
+        self._shown_at = time.monotonic()
+
+    def _ready(self) -> bool:
+        """Whether keys count yet (see :data:`KEY_GRACE_S`)."""
+        return time.monotonic() - self._shown_at >= self._grace_s
 
     @property
     def checkpoint(self) -> Checkpoint:
@@ -123,22 +144,34 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
             self._close(Superseded(reason))
 
     def action_approve(self) -> None:
-        self._decide(Answer(approve=True))
+        if self._ready():
+            self._decide(Answer(approve=True))
 
     def action_reject(self) -> None:
+        """Ask for the reason first; the reject is written when it is sent."""
+        if not self._ready() or self._busy:
+            return
         try:
             build_decision(self.checkpoint, Answer(approve=False))
         except CheckpointError as e:
             self._notice(f"{e} — press R to choose one, or Y for fix_now")
             return
-        self._decide(Answer(approve=False))
+        kind = self.checkpoint.type.value
+        prompt = ReasonPrompt(
+            f"Reject {kind}: why? ({self.checkpoint.if_rejected})", subtitle=self._subtitle
+        )
+        self.app.push_screen(prompt, self._reason_given)
+
+    def _reason_given(self, reason: str | None) -> None:
+        if reason is not None:
+            self._decide(Answer(approve=False, reason=reason))
 
     def action_review(self) -> None:
-        if not self._busy:
+        if self._ready() and not self._busy:
             self.app.push_screen(review_for(self.item, self._subtitle), self._reviewed)
 
     def action_set_aside(self) -> None:
-        if not self._busy:
+        if self._ready() and not self._busy:
             self._close(SetAside())
 
     def _reviewed(self, answer: Answer | None) -> None:

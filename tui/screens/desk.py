@@ -5,8 +5,13 @@ written, the daemon reported the agent) ends in :meth:`CheckpointDesk.refresh`,
 which reads the file again and brings the :class:`PendingBook` up to date. Then
 :meth:`CheckpointDesk.sync` keeps the one open dialog true: it closes when its
 checkpoint no longer waits (decided by the CLI or another TUI, or the agent
-stopped), shows how many more wait, and when it closes the next one opens.
-Dialogs open by themselves only over the running view, never over the wizard.
+stopped) and shows how many more wait.
+
+A new checkpoint announces itself (a toast, the notifier's bell and desktop
+notification, the ⚑ in the agent list and status bar) and opens only when the
+person asks (``c``, Enter on the agent). With ``auto_open`` set it opens by
+itself, only over the running view, and ignores keys for a moment, so a key
+meant for something else never answers a checkpoint nobody read.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from common.errors import StateFileError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.protocol import AgentInfo
+from common.schemas.tui_settings import TuiSettings
 from tui.modals.checkpoint_dialog import (
     CheckpointDialog,
     Decided,
@@ -27,6 +33,7 @@ from tui.modals.checkpoint_dialog import (
     SetAside,
     Superseded,
 )
+from tui.services.notify import Notifier
 from tui.services.pending import LIVE, PendingBook, Waiting
 
 log = logging.getLogger(__name__)
@@ -35,8 +42,18 @@ log = logging.getLogger(__name__)
 class CheckpointDesk:
     """Owns the :class:`PendingBook` and the checkpoint dialog of one running view."""
 
-    def __init__(self, screen: Screen[None]) -> None:
+    def __init__(
+        self, screen: Screen[None], settings: TuiSettings, notifier: Notifier | None = None
+    ) -> None:
+        """
+        Args:
+            screen: the running view the dialogs open over.
+            settings: auto-open and its key grace.
+            notifier: tells a person away from the screen (``None``: toasts only).
+        """
         self.screen = screen
+        self.settings = settings
+        self.notifier = notifier
         self.book = PendingBook()
         self.dialog: CheckpointDialog | None = None
         self._agents: dict[str, AgentInfo] = {}
@@ -65,7 +82,13 @@ class CheckpointDesk:
         return True
 
     def sync(self) -> None:
-        """Close a dialog whose checkpoint stopped waiting; open the next one when free."""
+        """Announce new checkpoints; close a dialog whose checkpoint stopped waiting.
+
+        With auto-open, also open the next checkpoint when no dialog is open.
+        """
+        for waiting in self.book.waiting():
+            if waiting.checkpoint.id not in self._announced:
+                self._announce(waiting)
         dialog = self.dialog
         if dialog is not None:
             if self.book.is_waiting(dialog.item):
@@ -73,25 +96,31 @@ class CheckpointDesk:
             else:
                 dialog.close_superseded(self._gone_reason(dialog.item))
             return
-        item = self.book.next_to_show()
-        if item is None:
+        if not self.settings.auto_open or self.screen.app.screen is not self.screen:
             return
-        if self.screen.app.screen is self.screen:
-            self._open(item)
-        elif item.checkpoint.id not in self._announced:
-            self._announced.add(item.checkpoint.id)
-            self.screen.app.notify(
-                f"{item.agent} waits at {item.checkpoint.type.value}", title="Checkpoint"
-            )
+        item = self.book.next_to_show()
+        if item is not None:
+            self._open(item, grace_s=self.settings.key_grace_s)
+
+    def _announce(self, item: Waiting) -> None:
+        self._announced.add(item.checkpoint.id)
+        kind = item.checkpoint.type.value
+        how = "" if self.settings.auto_open else " — c or Enter answers"
+        self.screen.app.notify(f"⚑ {item.agent} waits at {kind}{how}", title="Checkpoint")
+        if self.notifier is not None:
+            self.screen.run_worker(self.notifier.announce(item.agent, kind), group="notify")
 
     def subtitle(self, agent: str) -> str:
         """``agent_1 · textkit-helpers.md``: who asks."""
         info = self._agents.get(agent)
         return f"{agent} · {info.spec_file.name}" if info is not None else agent
 
-    def _open(self, item: Waiting) -> None:
+    def _open(self, item: Waiting, *, grace_s: float = 0.0) -> None:
         self.dialog = CheckpointDialog(
-            item, subtitle=self.subtitle(item.agent), others=len(self.book.waiting()) - 1
+            item,
+            subtitle=self.subtitle(item.agent),
+            others=len(self.book.waiting()) - 1,
+            grace_s=grace_s,
         )
         self.screen.app.push_screen(self.dialog, self._closed)
 

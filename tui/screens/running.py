@@ -17,11 +17,12 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
 from agent.daemon.watcher import FolderWatcher
 from common.paths import WorkspaceFiles
 from common.schemas.protocol import AgentEvent, AgentInfo
+from common.schemas.tui_settings import TuiSettings
 from tui import labels
 from tui.messages import AgentChanged, AgentsReplaced, CheckpointFilesChanged, ConnectionChanged
 from tui.screens.commands import AgentCommands
@@ -29,7 +30,9 @@ from tui.screens.desk import CheckpointDesk
 from tui.screens.wizard import WizardDefaults, open_wizard
 from tui.services.git_status import GitSummary, summary
 from tui.services.link import AgentLink, Connection
+from tui.services.notify import Notifier
 from tui.services.pending import LIVE
+from tui.services.run_summary import summary as run_summary
 from tui.widgets.agent_list import AgentList
 from tui.widgets.log_view import LogView
 from tui.widgets.phase_indicator import PhaseIndicator
@@ -43,15 +46,20 @@ CHECKPOINT_STEP_MS = 5
 class RunningScreen(AgentCommands):
     """The main view; it stays at the bottom of the screen stack for the TUI's life."""
 
+    #: Footer order: what a person needs most first, ``?`` and ``q`` always visible at 80
+    #: columns; the rest is in the help screen (``?``) and the command palette.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "answer", "Checkpoint"),
-        Binding("a", "toggle_auto_accept", "Auto-accept"),
+        Binding("c,C", "answer", "Checkpoint"),
+        Binding("n", "new_agent", "New", tooltip="New agent"),
+        Binding("a", "toggle_auto_accept", "Auto", tooltip="Auto-accept"),
         Binding("s", "stop_agent", "Stop"),
         Binding("r", "resume_agent", "Resume"),
         Binding("d,delete", "remove_agent", "Remove"),
-        Binding("D", "remove_finished", "Remove ended"),
-        Binding("n", "new_agent", "New agent"),
-        Binding("ctrl+r", "reconnect", "Reconnect"),
+        Binding("question_mark,f1", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("D", "remove_finished", "Remove ended", show=False),
+        Binding("w", "toggle_wrap", "Wrap log lines", show=False),
+        Binding("ctrl+r", "reconnect", "Reconnect", show=False),
     ]
 
     def __init__(
@@ -59,6 +67,8 @@ class RunningScreen(AgentCommands):
         link: AgentLink,
         defaults: WizardDefaults,
         *,
+        settings: TuiSettings | None = None,
+        notifier: Notifier | None = None,
         wizard_when_empty: bool = True,
         select: str | None = None,
     ) -> None:
@@ -66,17 +76,21 @@ class RunningScreen(AgentCommands):
         Args:
             link: the daemon (or a test's stand-in).
             defaults: what the wizard proposes.
+            settings: auto-open and notifications (the defaults when ``None``).
+            notifier: tells a person away from the screen that a checkpoint waits.
             wizard_when_empty: open the wizard when the daemon has no agents.
-            select: the agent to select first (the first one started by ``--specs``).
+            select: the agent to select first (the first one started by ``--specs``);
+                otherwise the one waiting longest for a human.
         """
         super().__init__(link)
         self.defaults = defaults
-        self.desk = CheckpointDesk(self)
+        self.desk = CheckpointDesk(self, settings or TuiSettings(), notifier)
         self._wizard_when_empty = wizard_when_empty
         self._select_first = select
         self._first_snapshot = True
         self._connection = Connection(False, "connecting to the daemon…")
         self._git = GitSummary()
+        self._summarised: tuple[str, object] | None = None
         self._watcher = FolderWatcher(
             self._workspace_changed,
             debounce_ms=CHECKPOINT_DEBOUNCE_MS,
@@ -87,9 +101,10 @@ class RunningScreen(AgentCommands):
         yield Header(show_clock=False)
         yield AgentList(id="agents")
         yield PhaseIndicator(id="phase")
+        yield Static("", id="summary", markup=False)
         yield LogView(id="log-view")
         yield StatusBar(id="status")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._show_status()
@@ -113,6 +128,12 @@ class RunningScreen(AgentCommands):
         self._show_selected()
         if info is not None:
             self._read_git(info.project_dir)
+
+    @on(AgentList.Activated)
+    def agent_activated(self, event: AgentList.Activated) -> None:
+        """Enter on an agent: its checkpoint, if one waits."""
+        if not self.desk.take_up(event.name):
+            self.notify(f"{event.name} has no checkpoint waiting.")
 
     # --- news from the workers ---------------------------------------------------------
 
@@ -165,8 +186,9 @@ class RunningScreen(AgentCommands):
         self._watch_workspaces()
         if self._first_snapshot:
             self._first_snapshot = False
-            if self._select_first is not None:
-                agent_list.select(self._select_first)
+            first = self._select_first or agent_list.first()
+            if first is not None:
+                agent_list.select(first)
             elif not event.agents and self._wizard_when_empty:
                 self.action_new_agent()
         self._show_selected()
@@ -200,6 +222,12 @@ class RunningScreen(AgentCommands):
     def action_new_agent(self) -> None:
         """Open the setup wizard."""
         open_wizard(self.app, self.defaults, self.link.start, self._wizard_closed)
+
+    def action_toggle_wrap(self) -> None:
+        """Wrap the log's long lines, or let them run off to the right."""
+        view = self.query_one(LogView)
+        view.toggle_wrap()
+        self.notify("long lines wrap" if view.wrap else "long lines scroll sideways")
 
     def action_answer(self) -> None:
         """Open the selected agent's waiting checkpoint (or the oldest waiting one)."""
@@ -237,7 +265,23 @@ class RunningScreen(AgentCommands):
     def _show_selected(self) -> None:
         info = self.selected
         self.query_one(PhaseIndicator).show(info.phase if info else None, visible=info is not None)
+        ended = info is not None and info.status not in LIVE
+        panel = self.query_one("#summary", Static)
+        panel.display = ended
+        if info is not None and ended and self._summarised != (info.name, info.status):
+            self._summarised = (info.name, info.status)
+            panel.update("reading the run's summary…")
+            self._read_summary(info)
+        elif not ended:
+            self._summarised = None
         self._show_status()
+
+    @work(exclusive=True, group="summary")
+    async def _read_summary(self, info: AgentInfo) -> None:
+        """A finished agent's summary: branch, commits, issues, MR, tests, spend."""
+        text = await run_summary(info)
+        if self.query("#summary"):  # the TUI may be closing
+            self.query_one("#summary", Static).update(text)
 
     def _show_status(self) -> None:
         info = self.selected

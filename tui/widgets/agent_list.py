@@ -1,10 +1,17 @@
-"""The agent list: one row per agent the daemon knows, updated in place as events arrive."""
+"""The agent list: one row per agent, the ones waiting for a human first, updated in place.
+
+Per agent it shows what a person running many agents needs at a glance: phase,
+status (``⚑ waits 3m`` when a checkpoint waits, and for how long), issues done of
+total, elapsed time, tokens and cost. A one-second tick keeps the times true.
+Enter on an agent asks for its checkpoint (:class:`AgentList.Activated`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -15,39 +22,53 @@ from tui import labels
 
 COLUMNS = (
     ("agent", "Agent"),
-    ("spec", "Spec"),
-    ("phase", "Phase"),
     ("status", "Status"),
-    ("exit", "Exit"),
+    ("phase", "Phase"),
+    ("issues", "Issues"),
+    ("elapsed", "Time"),
+    ("tokens", "Tokens in/out"),
+    ("cost", "Cost"),
+    ("mode", "Mode"),
+    ("spec", "Spec"),
 )
-MODE_COLUMN = ("mode", "Mode")
+#: The columns that change with the clock alone.
+TIMED = ("status", "elapsed")
 
 STATUS_STYLES = {
     AgentStatus.RUNNING: "green",
-    AgentStatus.WAITING: "bold yellow",
+    AgentStatus.WAITING: "bold reverse yellow",
     AgentStatus.STOPPED: "dim",
     AgentStatus.FAILED: "bold red",
     AgentStatus.DONE: "cyan",
 }
-
-
-EXIT_STYLES = {
-    ExitState.CONTINUING: "",
-    ExitState.COMPLETE: "cyan",
-    ExitState.FAILED: "bold red",
-    ExitState.BROKEN: "bold magenta",
+#: Sort order: who needs a human, then who works, then who ended.
+RANK = {
+    AgentStatus.WAITING: 0,
+    AgentStatus.RUNNING: 1,
+    AgentStatus.FAILED: 2,
+    AgentStatus.STOPPED: 3,
+    AgentStatus.DONE: 4,
 }
+
+
+def _status_style(info: AgentInfo) -> str:
+    if info.exit_state is ExitState.BROKEN:
+        return "bold magenta"
+    return STATUS_STYLES[info.status]
 
 
 def cells(info: AgentInfo) -> dict[str, Text]:
     """The row of one agent, by column key (Text, so names are never read as markup)."""
     return {
         "agent": Text(info.name, style="bold"),
-        "spec": Text(info.spec_file.name),
+        "status": Text(labels.status(info), style=_status_style(info)),
         "phase": Text(labels.phase(info.phase)),
-        "status": Text(labels.status(info), style=STATUS_STYLES[info.status]),
-        "exit": Text(info.exit_state.value, style=EXIT_STYLES[info.exit_state]),
+        "issues": Text(labels.progress(info), justify="right"),
+        "elapsed": Text(labels.elapsed(info), justify="right"),
+        "tokens": Text(labels.tokens(info.spend), justify="right"),
+        "cost": Text(labels.cost(info.spend), justify="right"),
         "mode": Text(labels.mode(info), style=_mode_style(info)),
+        "spec": Text(info.spec_file.name),
     }
 
 
@@ -55,6 +76,12 @@ def _mode_style(info: AgentInfo) -> str:
     if not info.sandboxed:
         return "bold red"
     return "bold magenta" if info.auto_accept else ""
+
+
+def order(info: AgentInfo) -> tuple[int, float, str]:
+    """Waiting first (longest waiting on top), then running, then ended; then oldest first."""
+    since = info.pending_since or info.started_at
+    return (RANK[info.status], since.timestamp(), info.name)
 
 
 class AgentList(DataTable[Text]):
@@ -67,40 +94,56 @@ class AgentList(DataTable[Text]):
             super().__init__()
             self.name = name
 
+    class Activated(Message):
+        """Enter on an agent: answer its checkpoint, if one waits."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._selected: str | None = None
+        self._infos: dict[str, AgentInfo] = {}
 
     def on_mount(self) -> None:
-        for key, label in (*COLUMNS, MODE_COLUMN):
+        for key, label in COLUMNS:
             self.add_column(label, key=key)
+        self.set_interval(1.0, self._tick)
 
     @property
     def selected(self) -> str | None:
         """The agent under the cursor."""
         return self._selected
 
+    def first(self) -> str | None:
+        """The agent at the top (the longest waiting one, if any waits)."""
+        if not self.row_count:
+            return None
+        return str(self.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value)
+
     def replace(self, agents: Iterable[AgentInfo]) -> None:
         """Show exactly ``agents``; the cursor stays on the same agent when it still exists."""
         keep = self._selected
         self.clear()
+        self._infos = {}
         for info in agents:
             self._add(info)
-        if keep is not None and keep in self.rows:
-            self.select(keep)
-        self._announce()
+        self._reorder(keep)
 
     def upsert(self, info: AgentInfo) -> None:
         """Add a new agent or update its row in place."""
         if info.name not in self.rows:
             self._add(info)
-            self._announce()
-            return
-        for key, cell in cells(info).items():
-            self.update_cell(info.name, key, cell, update_width=True)
+        else:
+            self._infos[info.name] = info
+            for key, cell in cells(info).items():
+                self.update_cell(info.name, key, cell, update_width=True)
+        self._reorder(self._selected)
 
     def drop(self, name: str) -> None:
         """Remove an agent's row."""
+        self._infos.pop(name, None)
         if name in self.rows:
             self.remove_row(name)
             self._announce()
@@ -112,8 +155,23 @@ class AgentList(DataTable[Text]):
             self._announce()
 
     def _add(self, info: AgentInfo) -> None:
+        self._infos[info.name] = info
         row = cells(info)
-        self.add_row(*(row[key] for key, _ in (*COLUMNS, MODE_COLUMN)), key=info.name)
+        self.add_row(*(row[key] for key, _ in COLUMNS), key=info.name)
+
+    def _reorder(self, keep: str | None) -> None:
+        """Sort by :func:`order`; the cursor follows the agent it was on, not the row number."""
+        infos = self._infos
+        self.sort("agent", key=lambda name: order(infos[name.plain]))
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep))
+        self._announce()
+
+    def _tick(self) -> None:
+        for name, info in self._infos.items():
+            row = cells(info)
+            for key in TIMED:
+                self.update_cell(name, key, row[key], update_width=True)
 
     def _announce(self) -> None:
         """Tell the screen which agent is selected, once per change."""
@@ -127,3 +185,7 @@ class AgentList(DataTable[Text]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._announce()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.Activated(str(event.row_key.value)))

@@ -2,7 +2,11 @@
 
 A watchfiles ``awatch`` on the log's folder (inside an exclusive worker, so
 switching agents cancels the old watch) wakes a :class:`LineTail` that reads
-only the new bytes. The ``Log`` widget keeps at most :data:`MAX_LINES` lines.
+only the new bytes. A :class:`LogRenderer` turns each line into a compact one
+with an icon (checkpoint banners collapse to a line); the ``Log`` widget colours
+the lines on screen with a :class:`LogHighlighter`, keeps at most
+:data:`MAX_LINES` rows, and shows long lines wrapped at the pane's width (``w``
+toggles it; they are wrapped again when the pane changes width).
 
 The view follows the end until the person scrolls up, and follows again once
 they scroll back to the bottom. It keeps that state itself rather than asking
@@ -14,15 +18,17 @@ scrolling, and the ``Log`` would stop following for good.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from contextlib import aclosing
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Log, Static
 from watchfiles import awatch
 
+from tui.services.log_render import LogHighlighter, LogRenderer, wrap
 from tui.services.log_tail import LineTail
 
 #: Scrollback kept in memory; older lines fall off the top.
@@ -45,7 +51,12 @@ class LogView(Vertical):
         """Whether new lines scroll the view to the end."""
         # Kept, not queried: the follow worker may wake while the TUI is closing.
         self._title = Static("No agent selected", id="log-title", markup=False)
-        self._log = Log(max_lines=MAX_LINES, auto_scroll=False, id="log")
+        self._log = Log(max_lines=MAX_LINES, auto_scroll=False, highlight=True, id="log")
+        self._log.highlighter = LogHighlighter()
+        self._renderer = LogRenderer()
+        self._shown: deque[str] = deque(maxlen=MAX_LINES)
+        self._wrap = True
+        self._wrapped_at = 0
 
     def compose(self) -> ComposeResult:
         yield self._title
@@ -53,6 +64,53 @@ class LogView(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self._log, "scroll_y", self._scrolled, init=False)
+
+    @property
+    def wrap(self) -> bool:
+        """Whether long lines wrap (otherwise the pane scrolls sideways)."""
+        return self._wrap
+
+    def toggle_wrap(self) -> None:
+        """Wrap long lines, or stop wrapping them; what is shown is laid out again."""
+        self._wrap = not self._wrap
+        self._relayout()
+
+    def on_resize(self, _: events.Resize) -> None:
+        """Wrap again at the new width, when a line is long enough for it to matter."""
+        old, new = self._wrapped_at, self._row_width()
+        if not self._wrap or new == old or new <= 0:
+            return
+        self._wrapped_at = new
+        narrower = min(old, new) if old > 0 else new
+        if any(len(line) > narrower for line in self._shown):
+            self._relayout()
+
+    def plain_lines(self) -> list[str]:
+        """The pane's lines as text (one per log line, however it wraps)."""
+        return list(self._shown)
+
+    def _row_width(self) -> int:
+        width: int = self._log.scrollable_content_region.width
+        return width
+
+    def _rows(self, lines: list[str]) -> list[str]:
+        width = self._row_width()
+        if not self._wrap or width <= 0:
+            return lines
+        self._wrapped_at = width
+        return [row for line in lines for row in wrap(line, width)]
+
+    def _relayout(self) -> None:
+        """Write every kept line again (wrapped or not); the view keeps following or its place."""
+        following, y = self.following, self._log.scroll_y
+        self._log.clear()
+        if self._shown:
+            self._log.write_lines(self._rows(list(self._shown)), scroll_end=False)
+        self.following = following
+        if following:
+            self.call_after_refresh(self._to_end)
+        else:
+            self._log.scroll_to(y=y, animate=False, immediate=True)
 
     def _scrolled(self, y: float) -> None:
         """The person scrolled (or the view followed): at the bottom means following."""
@@ -66,6 +124,8 @@ class LogView(Vertical):
         self.lines_shown = 0
         self.following = True
         self._log.clear()
+        self._shown.clear()
+        self._renderer.reset()
         self._title.update(path.name if path else "No agent selected")
         if path is None:
             self.workers.cancel_group(self, "log-follow")
@@ -100,6 +160,8 @@ class LogView(Vertical):
             read = tail.read()
             if read.restarted:
                 self._log.clear()
+                self._shown.clear()
+                self._renderer.reset()
                 self.lines_shown = 0
             self._write(read.lines)
             if not read.more:
@@ -107,9 +169,11 @@ class LogView(Vertical):
             await asyncio.sleep(0)
 
     def _write(self, lines: list[str]) -> None:
-        if lines:
-            self._log.write_lines(lines, scroll_end=False)
-            self.lines_shown += len(lines)
+        rendered = [text for line in lines if (text := self._renderer.render(line)) is not None]
+        if rendered:
+            self._log.write_lines(self._rows(rendered), scroll_end=False)
+            self._shown.extend(rendered)
+            self.lines_shown += len(rendered)
             if self.following:
                 self._to_end()
 

@@ -34,10 +34,13 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         Binding("ctrl+y", "approve", "Approve"),
         Binding("ctrl+n", "reject", "Reject"),
         Binding("escape", "back", "Back to the dialog"),
+        Binding("f1", "app.help", "Help"),
     ]
 
     #: Whether a reason can go with the answer (the feedback for a rejected proposal).
     TAKES_REASON = True
+    #: Whether the cursor starts in the reason field (screens with a list to pick from start there).
+    FOCUS_REASON = True
     #: The heading above the type's details.
     HEADING = "Details"
 
@@ -71,6 +74,14 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
                     yield Button(reject.capitalize(), variant="error", id="reject")
                 yield Button("Back", id="back")
         yield Footer()
+
+    def on_mount(self) -> None:
+        """The cursor starts in the feedback field, so a typed reason is never lost.
+
+        Screens whose answer is a choice focus their list instead (Tab reaches the field).
+        """
+        if self.TAKES_REASON and self.FOCUS_REASON:
+            self.query_one("#reason", Input).focus()
 
     def compose_body(self) -> ComposeResult:
         """The type's details; the default shows the dialog's context lines."""

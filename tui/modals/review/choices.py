@@ -30,6 +30,7 @@ ACTION_HELP = {
 class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
     """Which issues get a deep-research session; prefilled with the model's recommendation."""
 
+    FOCUS_REASON = False
     HEADING = "Issues to enrich (space toggles; the model's picks are ticked)"
     TAKES_REASON = False
 
@@ -59,6 +60,7 @@ class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
 class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
     """The open issues; Enter works on the highlighted one (the recommended one to begin with)."""
 
+    FOCUS_REASON = False
     HEADING = "Open issues (Enter picks)"
     TAKES_REASON = False
 
@@ -98,6 +100,7 @@ class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
 class RegressionApprovalReview(ReviewScreen[RegressionApprovalCheckpoint]):
     """What broke and the explicit actions; there is no plain reject."""
 
+    FOCUS_REASON = False
     HEADING = "Regression"
 
     def compose_body(self) -> ComposeResult:

@@ -15,6 +15,7 @@ from textual.app import App
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from tui.screens.wizard.state import WizardDefaults, WizardState
+from tui.services.settings import remember_repository
 
 if TYPE_CHECKING:
     from tui.screens.wizard.base import WizardStep
@@ -73,7 +74,9 @@ class Wizard:
         Raises:
             HarnessError: the daemon refused (the step shows the reason and stays).
         """
-        info = await self._start(self.state.to_spec())
+        spec = self.state.to_spec()
+        info = await self._start(spec)
+        remember_repository(spec.project_dir)
         self.app.pop_screen()
         self._finished(info)
         return info

@@ -8,12 +8,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.suggester import SuggestFromList
-from textual.widgets import Checkbox, Input, Static
+from textual.widgets import Input, Static
 
+from agent.model.playbook import ONLY_THE_DEMO
 from common.errors import HarnessError
 from common.schemas.spec import LOCAL_MODEL
 from tui.labels import display_path
 from tui.screens.wizard.base import WizardStep
+from tui.widgets.text_checkbox import TextCheckbox as Checkbox
 
 #: The agent options: (field of the wizard state and of AgentSpec, label, what it does).
 AGENT_OPTIONS = (
@@ -24,7 +26,8 @@ AGENT_OPTIONS = (
     ("skip_regression", "Skip regression testing", "no before/after test comparison per issue"),
 )
 
-MODEL_SUGGESTIONS = [LOCAL_MODEL, "claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"]
+#: Claude models offered as completions; the embedded model is added for the demo's spec only.
+MODEL_SUGGESTIONS = ["claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"]
 
 
 class OptionsStep(WizardStep):
@@ -61,11 +64,15 @@ class AdvancedStep(WizardStep):
         yield Static("Max iterations (coding sessions; empty: until every issue is closed)")
         iterations = "" if state.max_iterations is None else str(state.max_iterations)
         yield Input(iterations, placeholder="no limit", type="integer", id="max-iterations")
-        yield Static(f"Model ({LOCAL_MODEL}: the embedded model; empty: CLAUDE_MODEL)")
+        if state.plays_demo:
+            yield Static(f"Model ({LOCAL_MODEL}: the embedded model; empty: CLAUDE_MODEL)")
+        else:
+            yield Static("Model (a Claude model; empty: CLAUDE_MODEL or the SDK's default)")
+        models = [LOCAL_MODEL, *MODEL_SUGGESTIONS] if state.plays_demo else MODEL_SUGGESTIONS
         yield Input(
             state.model or "",
             placeholder="CLAUDE_MODEL",
-            suggester=SuggestFromList(MODEL_SUGGESTIONS),
+            suggester=SuggestFromList(models),
             id="model",
         )
         yield Checkbox(
@@ -86,7 +93,10 @@ class AdvancedStep(WizardStep):
             self.state.max_iterations = int(text)
         else:
             self.state.max_iterations = None
-        self.state.model = self.query_one("#model", Input).value.strip()
+        model = self.query_one("#model", Input).value.strip()
+        if model == LOCAL_MODEL and not self.state.plays_demo:
+            return f"{ONLY_THE_DEMO}."
+        self.state.model = model
         self.state.auto_accept = self.query_one("#auto-accept", Checkbox).value
         return None
 

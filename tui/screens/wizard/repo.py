@@ -15,11 +15,18 @@ from agent.core import git
 from tui.labels import display_path, typed_path
 from tui.screens.wizard.base import WizardStep
 from tui.widgets.folder_tree import FolderTree
+from tui.widgets.path_suggester import FolderSuggester
+
+#: The harness's own checkout: an agent aimed at it would rewrite the harness it runs on.
+HARNESS_CHECKOUT = Path(__file__).resolve().parents[3]
 
 
 def repository_problem(path: Path) -> str | None:
     """Why ``path`` cannot be the project, in words a person can act on; ``None`` if it can."""
     shown = display_path(path)
+    resolved = path.resolve()
+    if resolved == HARNESS_CHECKOUT or HARNESS_CHECKOUT in resolved.parents:
+        return f"{shown} is the coding-harness's own checkout: choose your project's repository."
     if not path.is_dir():
         return f"{shown} is not a folder."
     if not (path / ".git").exists():
@@ -36,19 +43,25 @@ class RepoStep(WizardStep):
     """A folder browser; the highlighted folder fills the path, which can also be typed."""
 
     STEP_TITLE = "Select repository"
-    HELP = "Arrows move, Space opens a folder, Ctrl+O goes up a folder, Enter continues."
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+o", "parent", "Parent folder")]
+    HELP = (
+        "Type or paste a path (→ completes a folder), or Tab to the browser: arrows move, "
+        "Space opens a folder, Ctrl+O goes up. Enter continues."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "parent", "Parent folder"),
+        Binding("down", "browse", "Browse", show=False),
+    ]
 
     def compose_step(self) -> ComposeResult:
         start = self.state.repository or self.state.defaults.start_dir
-        yield Input(display_path(start), id="path")
+        yield Input(display_path(start), id="path", suggester=FolderSuggester())
         yield Static("", id="hint", markup=False)
         root = start.parent if self.state.repository is not None else start
         yield FolderTree(root, id="tree")
 
     def on_mount(self) -> None:
         self._hint(typed_path(self.query_one("#path", Input).value))
-        self.query_one("#tree", FolderTree).focus()
+        self.query_one("#path", Input).focus()
 
     def accept(self) -> str | None:
         path = typed_path(self.query_one("#path", Input).value)
@@ -56,6 +69,12 @@ class RepoStep(WizardStep):
         if problem is None:
             self.state.repository = path
         return problem
+
+    def action_browse(self) -> None:
+        """Down in the path field moves into the folder browser (the tree takes it from there)."""
+        tree = self.query_one("#tree", FolderTree)
+        tree.focus()
+        tree.action_cursor_down()
 
     def action_parent(self) -> None:
         tree = self.query_one("#tree", FolderTree)

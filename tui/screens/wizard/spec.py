@@ -11,6 +11,7 @@ from textual.widgets.directory_tree import DirEntry
 
 from tui.labels import display_path, typed_path
 from tui.screens.wizard.base import WizardStep
+from tui.services.demo_spec import plays_demo
 from tui.widgets.folder_tree import SPEC_SUFFIXES, SpecTree
 
 PREVIEW_LINES = 8
@@ -83,7 +84,7 @@ class SpecStep(WizardStep):
             return f"{display_path(path)} is not a file."
         if path.stat().st_size == 0:
             return f"{display_path(path)} is empty."
-        self.state.spec_file = path
+        self.state.choose_spec(path, plays_demo=plays_demo(path))
         return None
 
     @on(Tree.NodeHighlighted, "#tree")

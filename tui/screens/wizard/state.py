@@ -18,22 +18,32 @@ class WizardDefaults:
     """Where the wizard starts and what it proposes."""
 
     start_dir: Path
-    """The folder the repository browser opens on (the working folder)."""
+    """The folder the repository browser opens on: the last repository used, else home."""
     model: str = ""
     """Empty: ``CLAUDE_MODEL`` (or the SDK's default); ``local``: the embedded model."""
     file_only_mode: bool = True
+    has_claude: bool = False
+    """Claude credentials are set; without them only the demo can run (on the embedded model)."""
 
     @classmethod
     def from_environment(
-        cls, environ: Mapping[str, str] | None = None, cwd: Path | None = None
+        cls,
+        environ: Mapping[str, str] | None = None,
+        last_repository: Path | None = None,
+        home: Path | None = None,
     ) -> WizardDefaults:
-        """Defaults that work here: no GitLab token means file-only; no Claude means local."""
+        """Defaults that work here: no GitLab token means file-only; no Claude, no model yet
+        (the embedded model is proposed only once the demo's spec is chosen)."""
         env = os.environ if environ is None else environ
         has_claude = any(env.get(name) for name in CREDENTIALS)
+        start = (
+            last_repository if last_repository is not None and last_repository.is_dir() else None
+        )
         return cls(
-            start_dir=cwd or Path.cwd(),
-            model=env.get("CLAUDE_MODEL", "") if has_claude else LOCAL_MODEL,
+            start_dir=start or home or Path.home(),
+            model=env.get("CLAUDE_MODEL", "") if has_claude else "",
             file_only_mode=not env.get("GITLAB_PERSONAL_ACCESS_TOKEN"),
+            has_claude=has_claude,
         )
 
 
@@ -54,6 +64,17 @@ class WizardState:
     max_iterations: int | None = None
     model: str | None = None
     auto_accept: bool = False
+    plays_demo: bool = False
+    """The chosen spec is the demo's: the only one the embedded model can play."""
+
+    def choose_spec(self, spec_file: Path, *, plays_demo: bool) -> None:
+        """Record the spec; the embedded model is proposed for the demo only."""
+        self.spec_file = spec_file
+        self.plays_demo = plays_demo
+        if plays_demo and not self.defaults.has_claude and not self.model:
+            self.model = LOCAL_MODEL
+        elif not plays_demo and self.model == LOCAL_MODEL:
+            self.model = "" if self.defaults.model == LOCAL_MODEL else self.defaults.model
 
     def __post_init__(self) -> None:
         if self.file_only_mode is None:

@@ -1,0 +1,104 @@
+"""Telling a person away from the screen that a checkpoint waits.
+
+Four channels, each switchable in the settings: the terminal bell, a desktop
+notification through the terminal's OSC 9 (iTerm2, WezTerm, kitty, Windows
+Terminal) and OSC 777 (VTE terminals, foot, Ghostty) sequences, a tmux status
+message when the TUI runs inside tmux, and a command of the person's choosing.
+Inside tmux the OSC sequences are wrapped in tmux's passthrough so they reach
+the outer terminal. The terminal writes go through ``write`` (the app's driver),
+so tests can read exactly what the terminal would get.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Mapping
+
+from common.schemas.tui_settings import NotifySettings
+
+log = logging.getLogger(__name__)
+
+BELL = "\a"
+TITLE = "coding-harness"
+#: A notification command gets this long before it is left to finish on its own.
+COMMAND_TIMEOUT_S = 10.0
+
+
+def osc_sequences(message: str, *, in_tmux: bool) -> str:
+    """OSC 9 and OSC 777 desktop notifications for ``message`` (tmux-wrapped when needed)."""
+    clean = message.replace("\x1b", "").replace("\a", "").replace(";", ",")
+    sequences = [f"\x1b]9;{clean}\a", f"\x1b]777;notify;{TITLE};{clean}\a"]
+    if in_tmux:
+        sequences = [f"\x1bPtmux;{seq.replace(chr(27), chr(27) * 2)}\x1b\\" for seq in sequences]
+    return "".join(sequences)
+
+
+class Notifier:
+    """Announces waiting checkpoints on every channel the settings switch on."""
+
+    def __init__(
+        self,
+        settings: NotifySettings,
+        write: Callable[[str], None],
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        """
+        Args:
+            settings: which channels are on.
+            write: writes raw text to the terminal.
+            environ: where ``TMUX`` is looked up (the process environment by default).
+        """
+        self.settings = settings
+        self._write = write
+        self._environ = os.environ if environ is None else environ
+
+    @property
+    def in_tmux(self) -> bool:
+        return bool(self._environ.get("TMUX"))
+
+    def terminal_text(self, message: str) -> str:
+        """What goes to the terminal for ``message``: bell and OSC sequences, as switched."""
+        text = BELL if self.settings.bell else ""
+        if self.settings.osc:
+            text += osc_sequences(message, in_tmux=self.in_tmux)
+        return text
+
+    async def announce(self, agent: str, checkpoint: str) -> None:
+        """Tell every channel that ``agent`` waits at ``checkpoint``."""
+        message = f"{agent} waits at {checkpoint}"
+        text = self.terminal_text(message)
+        if text:
+            self._write(text)
+        if self.settings.tmux and self.in_tmux:
+            await self._run(["tmux", "display-message", f"⚑ {message}"], {})
+        if self.settings.command:
+            extra = {
+                "HARNESS_AGENT": agent,
+                "HARNESS_CHECKPOINT": checkpoint,
+                "HARNESS_MESSAGE": message,
+            }
+            await self._run(self.settings.command, extra)
+
+    async def _run(self, argv: list[str], extra: dict[str, str]) -> None:
+        """Run one notification program; a failure is logged, never shown as a crash."""
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ, **extra},
+            )
+            _, err = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT_S)
+        except (OSError, TimeoutError) as e:
+            log.warning("notification command %s failed: %s", argv[0], e)
+            return
+        if process.returncode:
+            log.warning(
+                "notification command %s exited %s: %s",
+                argv[0],
+                process.returncode,
+                err.decode(errors="replace").strip()[:200],
+            )

@@ -1,0 +1,83 @@
+"""What a finished agent leaves behind, in the words ``harness run --wait`` uses.
+
+Read from the workspace files (state, tracker mirror, workspace info) and git,
+off the event loop: the branch and its commits, the issues closed and those left
+open, the merge request, the last test run, and what the sessions cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agent.core import git
+from common.atomic import read_model_or_none
+from common.errors import GitError, StateFileError
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState
+from common.schemas.gitlab_milestone import GitLabMilestone
+from common.schemas.milestone import FileMilestone
+from common.schemas.protocol import AgentInfo
+from common.schemas.workspace import WorkspaceInfo
+from tui import labels
+
+#: Commits listed before "… and N more".
+MAX_COMMITS = 8
+
+
+def summary_lines(agent: AgentInfo) -> list[str]:
+    """The summary of ``agent``'s run (blocking: reads files, runs git)."""
+    files = WorkspaceFiles(agent.workspace)
+    head = f"{agent.name} {agent.status.value} after {labels.elapsed(agent)}"
+    lines = [head + (f": {agent.reason}" if agent.reason else "")]
+    try:
+        info = read_model_or_none(files.info, WorkspaceInfo)
+        state = read_model_or_none(files.state, AgentState)
+        milestone: FileMilestone | GitLabMilestone | None = read_model_or_none(
+            files.milestone, FileMilestone
+        ) or read_model_or_none(files.gitlab_milestone, GitLabMilestone)
+    except StateFileError as e:
+        return [*lines, f"cannot read the workspace: {e}"]
+    if info is not None:
+        lines += _branch_lines(agent.project_dir, info.feature_branch, info.spec.target_branch)
+    if milestone is not None:
+        closed = [issue for issue in milestone.issues if issue.state == "closed"]
+        still_open = [issue for issue in milestone.issues if issue.state != "closed"]
+        lines.append(f"issues: {len(closed)} of {len(milestone.issues)} closed")
+        lines += [f"  ✓ #{issue.iid} {issue.title}" for issue in closed]
+        lines += [f"  · #{issue.iid} {issue.title} (left open)" for issue in still_open]
+        mr = milestone.merge_request
+        if mr is not None:
+            where = f" — {mr.web_url}" if mr.web_url else ""
+            lines.append(f"merge request !{mr.iid}: {mr.title} ({mr.state}){where}")
+    if state is not None:
+        run = state.last_test_run
+        if run is not None:
+            verdict = "passed" if run.passed else "FAILED"
+            lines.append(f"last test run: {run.summary} — {verdict} ($ {run.command})")
+        spend = state.spend
+        if spend.sessions:
+            lines.append(
+                f"spend: {spend.sessions} sessions, {labels.count(spend.tokens_in)} in "
+                f"({labels.count(spend.cache_read)} cache read) / "
+                f"{labels.count(spend.tokens_out)} out tokens, {labels.cost(spend)}"
+            )
+    return lines
+
+
+def _branch_lines(project: Path, branch: str, target: str) -> list[str]:
+    try:
+        log = git.git(project, "log", "--format=%h %s", f"{target}..{branch}", check=True)
+    except GitError as e:
+        return [f"branch {branch}: {e}"]
+    commits = log.splitlines()
+    lines = [f"branch {branch}: {len(commits)} commit(s) on {target}"]
+    lines += [f"  {line}" for line in commits[:MAX_COMMITS]]
+    if len(commits) > MAX_COMMITS:
+        lines.append(f"  … and {len(commits) - MAX_COMMITS} more")
+    return lines
+
+
+async def summary(agent: AgentInfo) -> str:
+    """:func:`summary_lines` in a thread, joined."""
+    return "\n".join(await asyncio.to_thread(summary_lines, agent))

@@ -1,0 +1,122 @@
+"""``harness web``: the TUI in a browser through textual-serve, behind a token in the URL.
+
+Each browser tab gets its own TUI process (textual-serve runs ``python -m
+tui.main`` per connection); all of them talk to the same daemon, so a
+checkpoint can be answered from another device over an SSH tunnel. The server
+listens on localhost unless told otherwise, and every request needs the random
+token: in the URL the first time, then in a cookie (so the page's websocket and
+a reload carry it). Static files (scripts, fonts) are public: they hold no data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import shlex
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+from textual_serve.server import Server
+
+from common.errors import HarnessError
+
+COOKIE = "harness_web_token"
+DEFAULT_PORT = 8765
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class WebError(HarnessError):
+    """The web server cannot start (the port is taken, say)."""
+
+
+@dataclass(frozen=True)
+class WebAddress:
+    """Where the TUI is served, and the URL to open (with its token)."""
+
+    host: str
+    port: int
+    token: str
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/?token={self.token}"
+
+
+def token_middleware(token: str) -> Middleware:
+    """Refuse every request without ``token`` (query or cookie), except static files."""
+
+    @web.middleware
+    async def require_token(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path.startswith("/static/"):
+            return await handler(request)
+        given = request.query.get("token") or request.cookies.get(COOKIE) or ""
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            raise web.HTTPForbidden(text="coding-harness: open the URL with its token\n")
+        response = await handler(request)
+        if request.path == "/" and not response.prepared:
+            response.set_cookie(COOKIE, token, httponly=True, samesite="Strict")
+        return response
+
+    return require_token
+
+
+class TokenServer(Server):
+    """textual-serve's server with the token check in front of every route."""
+
+    def __init__(self, command: str, address: WebAddress, public_url: str | None) -> None:
+        super().__init__(
+            command,
+            host=address.host,
+            port=address.port,
+            title="coding-harness",
+            public_url=public_url,
+        )
+        self.token = address.token
+
+    async def _make_app(self) -> web.Application:  # textual-serve's one place to add routes
+        app = await super()._make_app()
+        app.middlewares.append(token_middleware(self.token))
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Quiet: the URL is printed by :func:`serve` (textual-serve prints a logo)."""
+
+
+def tui_command() -> str:
+    """The command textual-serve runs per browser tab: this interpreter's TUI."""
+    return f"{shlex.quote(sys.executable)} -m tui.main"
+
+
+async def serve(host: str, port: int, *, public_url: str | None = None) -> None:
+    """Serve the TUI until cancelled; print the URL to open once listening.
+
+    Raises:
+        WebError: the address cannot be bound.
+    """
+    address = WebAddress(host, port, secrets.token_urlsafe(24))
+    server = TokenServer(tui_command(), address, public_url)
+    runner = web.AppRunner(await server._make_app())
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        try:
+            await site.start()
+        except OSError as e:
+            raise WebError(f"cannot listen on {host}:{port}: {e.strerror or e}") from e
+        if port == 0:  # the system chose the port: the page's own URLs must name it
+            bound = runner.addresses[0][1]
+            address = WebAddress(host, bound, address.token)
+            if public_url is None:
+                server.public_url = f"http://{host}:{bound}"
+        print(f"coding-harness in a browser: {address.url}", flush=True)
+        if host not in ("localhost", "127.0.0.1", "::1"):
+            print("warning: reachable from other machines; anyone with the URL can answer")
+        print("(over SSH: ssh -L PORT:localhost:PORT this-host, then open the URL; Ctrl+C stops)")
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
