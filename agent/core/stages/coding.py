@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, git, integrity, trace
+from agent.core import commits, faultpoints, git, integrity, trace
 from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
@@ -26,6 +26,7 @@ from common.schemas.checkpoint import (
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.verdict import SessionVerdict
 
 DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15
@@ -75,6 +76,7 @@ async def issue_selection(run: Run) -> None:
         raise run.pause(checkpoint)
     iid = decision.issue_iid
     await run.tracker.update_issue(iid, add_labels=("in-progress",))
+    faultpoints.reached("issue_selection.labelled")
     same_issue = iid == run.state.current_issue
     # The baseline of an issue already started stays: its own work must not become "before".
     baseline = run.state.issue_baseline if same_issue else None
@@ -94,11 +96,21 @@ async def issue_selection(run: Run) -> None:
 
 
 async def coding_session(run: Run) -> None:
-    """One session on the current issue, then the harness's gates decide what follows."""
+    """One session on the current issue, then the harness's gates decide what follows.
+
+    The verdict is saved before anything acts on it (the intent); a killed agent finds
+    it on resume and applies it instead of running the session again (:func:`_apply`).
+    """
     state = run.state
     iid = state.current_issue
     assert iid is not None
     project = run.spec.project_dir
+    if git.current_branch(project) != run.info.feature_branch:
+        git.git(project, "checkout", run.info.feature_branch)
+    if state.verdict is not None:
+        run.log(f"resuming: applying the verdict on session {state.verdict.session}")
+        await _apply(run, state.verdict)
+        return
     limit = run.budgets.sessions_per_issue
     if state.issue_sessions >= limit:
         await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)")
@@ -107,8 +119,6 @@ async def coding_session(run: Run) -> None:
     if await budget.guard(run) == "wrap_up":
         await _wrap_up(run, iid)
         return
-    if git.current_branch(project) != run.info.feature_branch:
-        git.git(project, "checkout", run.info.feature_branch)
     if state.pre_session_dirty is None:
         run.save(pre_session_dirty=git.changed_files(project))
     dirty_before = set(run.state.pre_session_dirty or [])
@@ -127,6 +137,7 @@ async def coding_session(run: Run) -> None:
         git_log=git.git(project, "log", "--oneline", "-10"),
     )
     run.sessions_this_run += 1
+    faultpoints.reached("coding.session_ended")
     session_number = state.issue_sessions + 1
 
     files = commits.session_changes(project, result.touched, dirty_before)
@@ -137,40 +148,29 @@ async def coding_session(run: Run) -> None:
     checks = failing_checks(state.check_baseline, await run.checks())
     shas = list(state.issue_commits)
     accepted = reports.done is not None and not blocking and not checks and bool(files or shas)
-    sha: str | None = None
+    commit_message = None
     if files or (accepted and _last_is_wip(project, shas)):
-        text = commits.message(
+        commit_message = commits.message(
             "feat" if accepted else "wip",
             iid,
             issue.title,
             _commit_body(reports, blocking, tests, list(checks)),
             files,
             commits.tests_line(files, new_files),
+            session=session_number,
         )
-        sha = commits.commit(project, files, text, allow_empty=True)
-        shas.append(sha)
-        run.log(f"committed {sha[:12]}: {text.splitlines()[0]} ({len(files)} file(s))")
-        trace.commit(sha, text, len(files))
-    else:
-        run.log("the session changed no files")
-    if reports.handoff is not None:
-        await run.tracker.add_note(iid, "handoff", _handoff_note(run, reports.handoff, files))
-    elif reports.done is None and result.turns >= run.sessions.max_turns:
+    handoff = reports.handoff
+    if handoff is None and reports.done is None and result.turns >= run.sessions.max_turns:
         handoff = _turns_handoff(iid, result.turns, files)
-        await run.tracker.add_note(iid, "handoff", _handoff_note(run, handoff, files))
-        run.log(f"the session used all {result.turns} turns; the harness wrote its handoff")
-
-    refusals = list(state.gate_refusals)
+        run.log(f"the session used all {result.turns} turns; the harness writes its handoff")
     refused_by = tests if blocking else next(iter(checks.values()), None)
+    refusal = None
     if reports.done is not None and refused_by is not None:
-        refusals.append(
-            GateRefusal(
-                session=session_number,
-                claim=reports.done.summary,
-                commit_sha=sha,
-                failing=blocking + [_check_line(name, run) for name in checks],
-                test_run=refused_by,
-            )
+        refusal = GateRefusal(
+            session=session_number,
+            claim=reports.done.summary,
+            failing=blocking + [_check_line(name, run) for name in checks],
+            test_run=refused_by,
         )
     regression: list[str] = []
     if tests is not None and not run.spec.skip_regression:
@@ -178,19 +178,72 @@ async def coding_session(run: Run) -> None:
         # wrote in an earlier session and still fails is unfinished work, no regression.
         issue_files = set(files) | new_files | _files_of(project, shas)
         regression = newly_failing(state.issue_baseline, tests, issue_files)
+    verdict = SessionVerdict(
+        session=session_number,
+        accepted=accepted,
+        files=files,
+        commit_message=commit_message,
+        handoff_json=handoff.model_dump_json() if handoff is not None else None,
+        done_summary=reports.done.summary if reports.done is not None else None,
+        tests=tests,
+        refusal=refusal,
+        regression=regression,
+        feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
+    )
+    run.save(verdict=verdict)
+    faultpoints.reached("coding.tested")
+    await _apply(run, verdict)
+
+
+async def _apply(run: Run, verdict: SessionVerdict) -> None:
+    """Commit (or adopt the commit a killed agent made), note, and move on, as judged.
+
+    A commit carrying this session's ``Harness-Session`` trailer is already the
+    verdict's commit: it is adopted, never made twice. Notes are made once by their
+    text (both trackers), so repeating this after a kill changes nothing.
+    """
+    state = run.state
+    iid = state.current_issue
+    assert iid is not None
+    project = run.spec.project_dir
+    sha: str | None = None
+    if verdict.commit_message is not None:
+        since = run.spec.target_branch
+        sha = commits.find_session_commit(project, since, iid, verdict.session)
+        if sha is not None:
+            run.log(f"adopted {sha[:12]}: this session's commit, made before a restart")
+        else:
+            sha = commits.commit(project, verdict.files, verdict.commit_message, allow_empty=True)
+            subject = verdict.commit_message.splitlines()[0]
+            run.log(f"committed {sha[:12]}: {subject} ({len(verdict.files)} file(s))")
+            trace.commit(sha, verdict.commit_message, len(verdict.files))
+        faultpoints.reached("coding.committed")
+    else:
+        run.log("the session changed no files")
+    if verdict.handoff_json is not None:
+        handoff = Handoff.model_validate_json(verdict.handoff_json)
+        await run.tracker.add_note(iid, "handoff", _handoff_note(run, handoff, verdict.files))
+        faultpoints.reached("coding.noted")
+    shas = [*state.issue_commits, sha] if sha is not None else list(state.issue_commits)
+    refusals = list(state.gate_refusals)
+    if verdict.refusal is not None:
+        refusals.append(verdict.refusal.model_copy(update={"commit_sha": sha}))
     common_changes: dict[str, object] = {
-        "issue_sessions": session_number,
+        "issue_sessions": verdict.session,
         "issue_commits": shas,
         "harness_commits": [*state.harness_commits, sha] if sha else state.harness_commits,
-        "last_test_run": tests,
+        "last_test_run": verdict.tests,
         "gate_refusals": refusals,
         "pre_session_dirty": None,
+        "verdict": None,
     }
-    if regression:
-        run.move(Phase.REGRESSION_APPROVAL, "regression", regression=regression, **common_changes)
+    if verdict.regression:
+        run.move(
+            Phase.REGRESSION_APPROVAL, "regression", regression=verdict.regression, **common_changes
+        )
         return
-    if not accepted:
-        feedback = _refusal_feedback(reports, shas, blocking, tests, checks)
+    if not verdict.accepted:
+        feedback = verdict.feedback or "The harness did not accept the issue as done."
         run.log(feedback.splitlines()[0])
         run.move(
             Phase.CODING,
@@ -200,11 +253,10 @@ async def coding_session(run: Run) -> None:
             **common_changes,
         )
         return
-    assert reports.done is not None
     run.move(
         Phase.ISSUE_CLOSURE,
         f"issue #{iid} passes the gates",
-        done_summary=reports.done.summary,
+        done_summary=verdict.done_summary,
         feedback=None,
         **common_changes,
     )
@@ -270,7 +322,9 @@ async def issue_closure(run: Run) -> None:
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
         f"Spend: {spend_of(run, iid).line()}\nSummary: {state.done_summary or ''}",
     )
+    faultpoints.reached("issue_closure.noted")
     await run.tracker.close_issue(iid)
+    faultpoints.reached("issue_closure.closed")
     run.move(
         Phase.ISSUE_SELECTION,
         f"issue #{iid} closed",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.core import gates, git, integrity, presets
+from agent.core import faultpoints, gates, git, integrity, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -99,6 +99,7 @@ async def project_verification(run: Run) -> None:
     assert isinstance(checkpoint, ProjectVerificationCheckpoint)
     decision = checkpoint.decision
     assert decision is not None
+    faultpoints.reached("project_verification.decided")
     if decision.approved:
         run.move(
             Phase.SPEC_TO_ISSUES,
@@ -188,6 +189,7 @@ async def spec_to_issues(run: Run) -> None:
     first_line = run.files.spec_copy.read_text().strip().splitlines()[:1]
     await run.tracker.ensure_milestone(run.info.spec_slug, first_line[0] if first_line else "")
     created = await run.tracker.create_issues(checkpoint.context.issues)
+    faultpoints.reached("spec_to_issues.created")
     recommended = [created[p - 1].iid for p in checkpoint.context.recommended_enrichment]
     run.log(f"created {len(created)} issue(s): " + ", ".join(f"#{i.iid}" for i in created))
     run.move(Phase.ISSUE_ENRICHMENT, recommended_enrichment=recommended, feedback=None)
@@ -253,6 +255,7 @@ async def issue_enrichment(run: Run) -> None:
                 ),
             )
             run.log(f"issue #{iid} enriched: {found.title}")
+        faultpoints.reached("issue_enrichment.enriched")
         run.save(enrichment_queue=run.state.enrichment_queue[1:])
     run.move(Phase.CREATE_BRANCH)
 
@@ -267,6 +270,7 @@ async def create_branch(run: Run) -> None:
         run.log(f"feature branch {branch} checked out")
     else:
         git.git(project, "checkout", "-b", branch, run.spec.target_branch)
+        faultpoints.reached("create_branch.created")
         run.log(f"feature branch {branch} created from {run.spec.target_branch}")
     run.move(Phase.ISSUE_SELECTION)
 

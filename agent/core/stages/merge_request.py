@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import git, integrity
+from agent.core import faultpoints, git, integrity
 from agent.core.gates import blocking_failures, failing_checks
 from agent.core.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
@@ -36,6 +36,7 @@ async def mr_phase_transition(run: Run) -> None:
     spec = run.spec
     final = await run.tests()
     checks = await run.checks()
+    faultpoints.reached("mr_phase_transition.tested")
     failing = blocking_failures(run.state.project_baseline, final) if final is not None else []
     failing += [
         f"(check {name}: `{check.command}` fails)"
@@ -117,6 +118,7 @@ async def mr_review(run: Run) -> None:
         )
         draft = reports.merge_request
         assert draft is not None
+        faultpoints.reached("mr_review.drafted")
         run.save(mr_title=draft.title, mr_description=_describe(run, draft.description, issues))
     title = run.state.mr_title
     description = run.state.mr_description
@@ -165,7 +167,9 @@ async def mr_create(run: Run) -> None:
     source = run.info.feature_branch
     await integrity.guard(run, "before the merge request")
     await _publish(run)
+    faultpoints.reached("mr_create.pushed")
     record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
+    faultpoints.reached("mr_create.created")
     for attempt in range(VERIFY_ATTEMPTS):
         found = await run.tracker.find_merge_request(source)
         if found is not None and found.iid == record.iid:

@@ -1,0 +1,88 @@
+"""Killed at every boundary between a side effect and the state write that records it.
+
+For each fault point of :mod:`agent.core.faultpoints`, a demo agent (auto-accept)
+SIGKILLs itself there; started again, it must reach DONE with exactly one ``feat``
+commit per issue, each issue closed once with one closure note, and one merge request.
+The demo's sessions leave no handoff, so the point after a handoff note is tried on a
+run whose first session runs out of turns.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agent.core import git
+from agent.core.faultpoints import POINTS, VARIABLE
+from agent.core.workspace import prepare_workspace
+from common.atomic import read_model
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.budget import Budgets
+from common.schemas.milestone import FileMilestone
+from tests.e2e.agents import demo_workspace, finish, log_text, start_agent
+from tests.e2e.test_project_env import calc_project, local_spec
+
+DATA = Path(__file__).parent / "data"
+
+pytestmark = pytest.mark.slow
+
+
+IN_THE_DEMO = [point for point in POINTS if point != "coding.noted"]
+
+
+@pytest.mark.parametrize("point", IN_THE_DEMO)
+def test_killed_at_a_step_boundary_the_agent_resumes_to_done_exactly_once(
+    point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, files = demo_workspace(auto_accept=True)
+    monkeypatch.setenv(VARIABLE, point)
+    killed = finish(start_agent(files), timeout=180)
+    assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
+
+    monkeypatch.delenv(VARIABLE)
+    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
+
+    state = read_model(files.state, AgentState)
+    assert state.phase is Phase.DONE
+    project = spec.project_dir
+    subjects = git.git(project, "log", "--format=%s", "main..feature/textkit-helpers")
+    assert sorted(subjects.splitlines()) == [
+        "feat(#1): Add slugify",
+        "feat(#2): Add word_count (case-insensitive word frequencies)",
+        "feat(#3): Add truncate",
+    ]
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [issue.state for issue in milestone.issues] == ["closed"] * 3
+    for issue in milestone.issues:
+        kinds = Counter(note.kind for note in issue.notes)
+        assert kinds["closure"] == 1, (issue.iid, kinds)
+        assert len({(n.kind, n.body) for n in issue.notes}) == len(issue.notes), issue.iid
+    assert milestone.merge_request is not None
+
+
+def test_killed_after_the_handoff_note_the_next_session_finishes_with_one_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    project = calc_project(Path(tempfile.mkdtemp(prefix="e2n-", dir="/tmp")))
+    spec = local_spec(
+        project,
+        DATA / "turns-spec.md",
+        DATA / "turns-playbook.json",
+        budgets=Budgets(turns_per_session=4),
+    )
+    files = WorkspaceFiles(prepare_workspace(spec))
+    monkeypatch.setenv(VARIABLE, "coding.noted")
+    assert finish(start_agent(files), timeout=180) == -9, log_text(files)
+
+    monkeypatch.delenv(VARIABLE)
+    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
+
+    subjects = git.git(project, "log", "--format=%s", "main..HEAD").splitlines()
+    assert subjects == ["feat(#1): Add square", "wip(#1): Add square"]
+    (issue,) = read_model(files.milestone, FileMilestone).issues
+    assert issue.state == "closed"
+    assert [note.kind for note in issue.notes].count("handoff") == 1
