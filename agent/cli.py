@@ -30,14 +30,14 @@ from agent.core.hooks import install_policy
 from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
-from agent.core.orchestrator import ModelCheck, Outcome, Run, run_to_end
+from agent.core.orchestrator import ModelCheck, Outcome, Run
 from agent.core.policy import PolicyContext
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
+from agent.core.runner import run_to_end
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
-from agent.core.workspace import load_info
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.setup import check_sandbox, session_launch
@@ -65,6 +65,7 @@ from common.secrets import (
     collect_secrets,
     reexec_without_secrets,
 )
+from common.workspace.setup import load_info
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")

@@ -21,9 +21,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from agent.core import checkpoints
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransitionContext
+from common.workspace import checkpoints
 
 SEED_POLL_S = 5.0
 

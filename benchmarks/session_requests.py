@@ -26,12 +26,12 @@ from pathlib import Path
 
 from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Run, run_to_end
+from agent.core.orchestrator import Run
 from agent.core.project_env import detect as detect_project_env
+from agent.core.runner import run_to_end
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import ToolSurface
-from agent.core.workspace import load_info, prepare_workspace
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RECORD_ENV, read_records
@@ -39,6 +39,7 @@ from agent.tracker.factory import make_tracker
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.model_request import RequestRecord
+from common.workspace.setup import load_info, prepare_workspace
 
 SEED_FIRST_REQUEST_KB = (53, 93)
 """The seed's first requests, measured the same way (issue 7)."""

@@ -31,7 +31,6 @@ from collections import Counter
 from pathlib import Path
 
 from agent.control.demo import prepare_demo
-from agent.core import git
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.atomic import read_model
@@ -42,6 +41,7 @@ from common.schemas.daemon_state import AgentStatus
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace import git
 
 KINDS = ("agent", "group", "daemon")
 EXPECTED = [

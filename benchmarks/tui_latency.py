@@ -40,7 +40,6 @@ from pathlib import Path
 
 from agent.control.answer import approve
 from agent.control.demo import prepare_demo
-from agent.core import checkpoints
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.atomic import write_model
@@ -48,6 +47,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransitionContext
 from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import NotifySettings, TuiSettings
+from common.workspace import checkpoints
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS, ROWS = 120, 36

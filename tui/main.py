@@ -15,7 +15,6 @@ from collections.abc import Sequence
 
 from agent.control.demo import prepare_demo
 from agent.control.specs import parse_specs
-from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
@@ -23,6 +22,7 @@ from common.errors import DaemonError, HarnessError
 from common.paths import daemon_log_path
 from common.schemas.spec import AgentSpec
 from common.secrets import hide_secrets_from_proc
+from common.workspace.setup import validate_spec
 from tui.app import HarnessApp
 from tui.screens.wizard import WizardDefaults
 from tui.services.link import DaemonLink

@@ -2,7 +2,7 @@
 
 A decision names the checkpoint the person was shown (``checkpoint_id``), so a key
 pressed on a checkpoint that was just decided elsewhere never decides the agent's
-next one: :func:`agent.core.checkpoints.answer` refuses that under its lock. An answer
+next one: :func:`common.workspace.checkpoints.answer` refuses that under its lock. An answer
 that names no checkpoint (``harness approve AGENT``) decides only a checkpoint that was
 already waiting when the command started (``not_after``): one that appeared since was
 seen by nobody.
@@ -14,11 +14,11 @@ import getpass
 from datetime import datetime
 from pathlib import Path
 
-from agent.core import checkpoints
-from agent.core.decisions import choice_decision, default_decision, reject_decision
 from common.errors import AlreadyDecidedError, NewCheckpointError, NoPendingCheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import AnyDecision, Checkpoint
+from common.workspace import checkpoints
+from common.workspace.decisions import choice_decision, default_decision, reject_decision
 
 
 def who(client: str) -> str:

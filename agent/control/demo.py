@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.control.demo_env import ensure_demo_env, link_demo_env
-from agent.core import git
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
 from agent.tracker.factory import TOKEN_VARIABLE
@@ -28,6 +27,7 @@ from common.errors import SpecError
 from common.paths import WorkspaceFiles, spec_slug, workspace_dir
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
+from common.workspace import git
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 SPEC_NAME = "textkit-helpers.md"

@@ -19,7 +19,6 @@ from agent.control.demo import (
     prepare_demo,
 )
 from agent.control.launch import start_agents
-from agent.core import git
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from agent.tracker.factory import TOKEN_VARIABLE
@@ -29,6 +28,7 @@ from common.paths import WorkspaceFiles, workspace_dir
 from common.schemas.agent_state import AgentState
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import AgentSpec
+from common.workspace import git
 
 
 async def run_demo(args: argparse.Namespace) -> int:

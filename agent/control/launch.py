@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 
 from agent.control import follow
-from agent.core.workspace import validate_spec
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
+from common.workspace.setup import validate_spec
 
 
 async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = False) -> int:

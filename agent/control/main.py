@@ -16,11 +16,10 @@ from typing import Any
 from agent.control import answer, eval_command, follow, trace_commands
 from agent.control.launch import start_agents
 from agent.control.specs import parse_specs
-from agent.core import checkpoints, security_counts
+from agent.core import security_counts
 from agent.core.policy import PolicyContext, judge_command
 from agent.core.policy.audit import read_counts, status_line
 from agent.core.project_env import detect as detect_project_env
-from agent.core.render import render_checkpoint
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from agent.daemon.procs import started_at
@@ -32,6 +31,8 @@ from common.schemas.base import utc_now
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from common.secrets import hide_secrets_from_proc
+from common.workspace import checkpoints
+from common.workspace.render import render_checkpoint
 
 Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 

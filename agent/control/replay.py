@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.control.trace_compare import SessionRecord, differences, session_record
-from agent.core import git, prompts
+from agent.core import prompts
 from agent.core.log import AgentLog
 from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.project_env import detect
@@ -31,6 +31,7 @@ from agent.model.server import PlaybookServer
 from agent.model.trace_playbook import TraceAnswers, rewrite
 from common.errors import HarnessError, SessionError
 from common.schemas.trace import TraceEvent
+from common.workspace import git
 
 
 class ReplayError(HarnessError):

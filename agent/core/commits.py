@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from agent.core import git, git_guard
 from common.paths import WORKSPACE_ROOT_NAME
+from common.workspace import git, git_guard
 
 
 def session_changes(project: Path, touched: set[str], dirty_before: set[str]) -> list[str]:

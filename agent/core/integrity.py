@@ -18,7 +18,6 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.core import git
 from common.errors import GitError
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -26,6 +25,7 @@ from common.schemas.checkpoint import (
     ProjectVerificationCheckpoint,
     ProjectVerificationContext,
 )
+from common.workspace import git
 
 if TYPE_CHECKING:
     from agent.core.orchestrator import Run

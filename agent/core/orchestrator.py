@@ -13,22 +13,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.core import checkpoints, gates, git, integrity, phases, prompts, trace
-from agent.core.decisions import default_decision
+from agent.core import gates, integrity, phases, prompts, trace
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.core.policy import audit
 from agent.core.project_env import ProjectEnv
-from agent.core.render import render_checkpoint
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for
-from agent.core.workspace import load_info
 from agent.tracker.base import IssueTracker
 from common import decision_mac
 from common.atomic import write_model
-from common.errors import HarnessError, ProjectBrokenError, SessionError
+from common.errors import HarnessError, SessionError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.budget import Budgets
@@ -37,6 +34,10 @@ from common.schemas.gates import TestRun
 from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace import checkpoints, git
+from common.workspace.decisions import default_decision
+from common.workspace.render import render_checkpoint
+from common.workspace.setup import load_info
 
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
@@ -321,25 +322,3 @@ def _out_of_turns(max_turns: int) -> SessionResult:
         denials=0,
         touched=set(),
     )
-
-
-async def run_to_end(run: Run) -> tuple[Outcome, str]:
-    """Drive the phase machine until DONE, FAILED or a pause."""
-    from agent.core.stages import HANDLERS
-
-    while run.state.phase not in phases.TERMINAL:
-        handler = HANDLERS[run.state.phase]
-        try:
-            await handler(run)
-        except StopRun as stop:
-            run.log(str(stop))
-            return "stopped", str(stop)
-        except ProjectBrokenError as e:
-            run.log(f"the project is broken: {e}")
-            run.move(Phase.FAILED, str(e), failure=str(e), broken=True)
-        except HarnessError as e:
-            run.log(f"error in {run.state.phase.value}: {e}")
-            run.move(Phase.FAILED, str(e), failure=str(e))
-    if run.state.phase is Phase.DONE:
-        return "done", ""
-    return "failed", run.state.failure or "failed"

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from claude_agent_sdk import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
 
-from agent.core import git, trace
+from agent.core import trace
 from agent.core.toolset import SURFACES, ToolSurface
 from common.errors import GitError
 from common.schemas.trace import SessionEnd, SessionStart, ToolCall, ToolResult
+from common.workspace import git
 
 if TYPE_CHECKING:
     from agent.core.session import SessionResult

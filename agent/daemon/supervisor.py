@@ -26,7 +26,6 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.core.workspace import prepare_workspace, set_auto_accept, validate_spec
 from agent.daemon.agent_view import build_agent_info
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
@@ -40,6 +39,7 @@ from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from common.secrets import gitlab_secrets, start_with_secrets, without_secrets
+from common.workspace.setup import prepare_workspace, set_auto_accept, validate_spec
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 from agent.control.demo_env import ensure_demo_env, link_demo_env
-from agent.core import git
 from agent.eval.cases import Case
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
+from common.workspace import git
 
 _IGNORED = ".venv\n__pycache__/\n.pytest_cache/\nnode_modules/\ntarget/\n"
 _AUTHOR = ("-c", "user.name=eval", "-c", "user.email=eval@localhost")

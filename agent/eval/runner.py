@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.core.workspace import prepare_workspace
 from agent.eval.cases import Case
 from agent.eval.figures import add, case_figures
 from agent.eval.layout import lay_out
@@ -28,6 +27,7 @@ from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.eval_report import CaseResult, EvalReport
 from common.schemas.exit_status import AgentExit
+from common.workspace.setup import prepare_workspace
 
 _IMPORT_ROOT = Path(__file__).resolve().parents[2]
 Progress = Callable[[str], None]

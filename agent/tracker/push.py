@@ -4,7 +4,7 @@ The token reaches git through a credential helper given on the command line that
 reads it from a pipe the harness hands to that one git process (an inherited file
 descriptor): it is never in any process's environment or arguments, a URL, a
 config file, a log line or an error message. The push runs through
-:mod:`agent.core.git_guard` (no hooks, drivers, user or repository credential
+:mod:`common.workspace.git_guard` (no hooks, drivers, user or repository credential
 helpers), goes to an explicit URL (the one read when the tracker was set up, so
 ``remote.*.pushurl`` cannot move it) and is refused when the repository's config
 would rewrite that URL (``url.*.insteadOf`` / ``pushInsteadOf``).
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from agent.core import git, git_guard
 from common.errors import GitError
+from common.workspace import git, git_guard
 
 GIT_TIMEOUT_S = 300.0
 

@@ -21,7 +21,7 @@ class TestRun(StrictModel):
     output_tail: str = ""
     """The last lines of the output, for a reviewer."""
     tree: str | None = None
-    """The work tree the run saw (:func:`agent.core.git.worktree_fingerprint`): a run on
+    """The work tree the run saw (:func:`common.workspace.git.worktree_fingerprint`): a run on
     the same tree is not repeated."""
 
     @property

@@ -10,11 +10,11 @@ from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
 from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig
-from agent.core.workspace import load_info, prepare_workspace
 from agent.tracker.file import FileTracker
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.spec import AgentSpec
+from common.workspace.setup import load_info, prepare_workspace
 
 
 def sh_git(project: Path, *args: str) -> str:

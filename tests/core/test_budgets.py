@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent.core.decisions import choice_decision, default_decision, reject_decision
 from agent.core.stages.budget import raised, reached
 from common.errors import CheckpointError
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import BudgetAction, BudgetDecision
 from common.schemas.spend import Spend
+from common.workspace.decisions import choice_decision, default_decision, reject_decision
 from tests.core.checkpoint_samples import budget
 
 

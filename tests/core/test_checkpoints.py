@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import checkpoints
 from common.errors import (
     AlreadyDecidedError,
     CheckpointError,
@@ -21,6 +20,7 @@ from common.errors import (
 )
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Decision, EnrichmentDecision
+from common.workspace import checkpoints
 from tests.core.checkpoint_samples import closure, enrichment, regression, selection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ANSWERER = """
 import sys
 from pathlib import Path
-from agent.core.checkpoints import answer
+from common.workspace.checkpoints import answer
 from common.errors import AlreadyDecidedError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Decision

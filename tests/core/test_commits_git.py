@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits, git
+from agent.core import commits
 from common.errors import GitError
+from common.workspace import git
 
 
 def sh_git(repo: Path, *args: str) -> str:

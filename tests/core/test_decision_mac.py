@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.control import answer
-from agent.core import checkpoints
 from agent.core.orchestrator import Run
 from agent.core.policy.audit import read_counts
-from agent.core.workspace import set_auto_accept
 from common import decision_mac
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
@@ -22,6 +20,8 @@ from common.schemas.checkpoint import (
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
 )
+from common.workspace import checkpoints
+from common.workspace.setup import set_auto_accept
 from tests.core.runs import logged, make_run
 
 

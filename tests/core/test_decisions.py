@@ -6,8 +6,6 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.core.checkpoints import decided
-from agent.core.decisions import choice_decision, default_decision, reject_decision
 from common.errors import CheckpointError
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -17,6 +15,8 @@ from common.schemas.checkpoint import (
     RegressionDecision,
     SelectionDecision,
 )
+from common.workspace.checkpoints import decided
+from common.workspace.decisions import choice_decision, default_decision, reject_decision
 from tests.core.checkpoint_samples import PLAIN, enrichment, every_type, regression, selection
 
 WHO = "tui:ada"

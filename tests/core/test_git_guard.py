@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits, git, git_guard
+from agent.core import commits
 from common.errors import GitError
+from common.workspace import git, git_guard
 
 
 def sh_git(repo: Path, *args: str) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent.control import answer
-from agent.core import checkpoints, integrity
+from agent.core import integrity
 from agent.core.orchestrator import Run, StopRun
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
+from common.workspace import checkpoints
 from tests.core.runs import logged, make_run, sh_git
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 from watchfiles import awatch
 
 from agent.control.demo import prepare_demo
-from agent.core import checkpoints
-from agent.core.workspace import prepare_workspace
 from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.spec import AgentSpec
+from common.workspace import checkpoints
+from common.workspace.setup import prepare_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 

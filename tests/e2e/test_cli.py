@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
-from agent.core import checkpoints
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType, SpecToIssuesCheckpoint
 from common.schemas.milestone import FileMilestone
+from common.workspace import checkpoints
 
 HARNESS = [sys.executable, "-m", "agent.control"]
 REPO = Path(__file__).resolve().parents[2]

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import git
 from agent.core.faultpoints import POINTS, VARIABLE
-from agent.core.workspace import prepare_workspace
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.budget import Budgets
 from common.schemas.milestone import FileMilestone
+from common.workspace import git
+from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import demo_workspace, finish, log_text, start_agent
 from tests.e2e.test_project_env import calc_project, local_spec
 

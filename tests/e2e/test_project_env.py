@@ -22,8 +22,6 @@ import pytest
 
 from agent.control.demo import prepare_demo
 from agent.control.demo_env import ensure_demo_env
-from agent.core import checkpoints, git
-from agent.core.workspace import prepare_workspace
 from agent.daemon.agent_view import exit_state
 from agent.model.playbook import ONLY_THE_DEMO
 from common.atomic import read_model
@@ -34,6 +32,8 @@ from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.policy import PolicySettings
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
+from common.workspace import checkpoints, git
+from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, start_agent
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import checkpoints, git
 from agent.daemon.agent_view import exit_state
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
@@ -28,6 +27,7 @@ from common.schemas.checkpoint import IssueClosureCheckpoint, ProjectVerificatio
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.milestone import FileMilestone
+from common.workspace import checkpoints, git
 from tests.e2e.agents import log_text
 from tests.e2e.test_project_env import calc_project, local_spec, run_to_exit
 

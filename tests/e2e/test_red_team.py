@@ -27,13 +27,13 @@ import pytest
 
 from agent.control import answer
 from agent.control.demo import prepare_demo
-from agent.core import checkpoints, git
 from agent.core.policy.audit import read_counts
-from agent.core.workspace import prepare_workspace
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace import checkpoints, git
+from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 
 pytestmark = pytest.mark.slow

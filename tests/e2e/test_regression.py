@@ -12,14 +12,14 @@ import pytest
 
 from agent.control import answer
 from agent.control.demo import prepare_demo
-from agent.core import checkpoints
-from agent.core.workspace import prepare_workspace
 from common.atomic import read_model
 from common.errors import CheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import CheckpointType, RegressionApprovalCheckpoint
 from common.schemas.milestone import FileMilestone
+from common.workspace import checkpoints
+from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 
 pytestmark = pytest.mark.slow

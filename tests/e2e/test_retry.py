@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from agent.control.demo import prepare_demo
-from agent.core import git
 from common.atomic import read_model
 from common.paths import WorkspaceFiles, numbered_workspace
 from common.schemas.agent_state import AgentState, Phase
+from common.workspace import git
 
 pytestmark = pytest.mark.slow
 

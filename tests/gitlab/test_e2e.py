@@ -21,7 +21,6 @@ import pytest
 
 from agent.control.demo import GitLabTarget, attach_local_gitlab, prepare_demo
 from agent.control.follow import wait_until_finished
-from agent.core.workspace import prepare_workspace
 from agent.daemon.client import DaemonClient
 from agent.daemon.lifecycle import stop_daemon
 from agent.gitlab_local.faults import FaultPlan
@@ -35,6 +34,7 @@ from common.schemas.exit_status import AgentExit
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.spec import AgentSpec
 from common.secrets import SECRET_VARIABLES, SECRETS_FD_OPTION
+from common.workspace.setup import prepare_workspace
 from tests.daemon.helpers import until_answering
 
 from .conftest import git

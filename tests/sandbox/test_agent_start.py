@@ -12,7 +12,6 @@ import pytest
 from agent.cli import session_environment
 from agent.control.demo import prepare_demo
 from agent.control.main import _one_line
-from agent.core.workspace import prepare_workspace
 from agent.sandbox.binary import BWRAP_VARIABLE, find_bwrap, probe
 from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
@@ -20,6 +19,7 @@ from common.schemas.agent_state import AgentState, Phase
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import AgentExit
 from common.schemas.protocol import AgentInfo
+from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, start_agent
 from tui import labels
 from tui.widgets.agent_list import cells

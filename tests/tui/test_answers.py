@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import checkpoints
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.tui_settings import NotifySettings, TuiSettings
+from common.workspace import checkpoints
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import (

@@ -11,8 +11,6 @@ from __future__ import annotations
 import pytest
 
 from agent.control import answer
-from agent.core import checkpoints
-from agent.core.workspace import load_info
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
@@ -25,6 +23,8 @@ from common.schemas.checkpoint import (
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
 from common.schemas.tui_settings import TuiSettings
+from common.workspace import checkpoints
+from common.workspace.setup import load_info
 from tests.tui.helpers import DIALOG_TESTS, dialog, log_lines, status_text, wait_until
 from tui.app import HarnessApp
 from tui.modals.review.base import ReviewScreen

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core.checkpoints import decided
 from common.schemas.checkpoint import Decision
 from common.schemas.daemon_state import AgentStatus
+from common.workspace.checkpoints import decided
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tui.services.pending import PendingBook

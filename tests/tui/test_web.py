@@ -16,11 +16,11 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from agent.core import checkpoints
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.spec import AgentSpec
+from common.workspace import checkpoints
 from tests.tui.browser import WAIT, Browser, find_chromium
 from tests.tui.conftest import REPO_ROOT
 

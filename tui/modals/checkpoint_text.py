@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from agent.core.render import context_lines
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     Checkpoint,
@@ -17,6 +16,7 @@ from common.schemas.checkpoint import (
     IssueSelectionCheckpoint,
     RegressionApprovalCheckpoint,
 )
+from common.workspace.render import context_lines
 
 
 def what_happened(checkpoint: Checkpoint) -> Content:

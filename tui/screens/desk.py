@@ -20,12 +20,12 @@ import logging
 
 from textual.screen import Screen
 
-from agent.core import checkpoints
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import TuiSettings
+from common.workspace import checkpoints
 from tui.modals.checkpoint_dialog import (
     CheckpointDialog,
     Decided,

@@ -6,8 +6,8 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.core import git
 from common.errors import GitError
+from common.workspace import git
 
 
 @dataclass(frozen=True)

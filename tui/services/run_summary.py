@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agent.core import git
 from common.atomic import read_model_or_none
 from common.errors import GitError, StateFileError
 from common.paths import WorkspaceFiles
@@ -19,6 +18,7 @@ from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace import git
 from tui import labels
 
 #: Commits listed before "… and N more".

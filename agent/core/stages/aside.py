@@ -8,10 +8,10 @@ note names the commits so a person can take them back), and the run goes on.
 
 from __future__ import annotations
 
-from agent.core import git
 from agent.core.orchestrator import Run
 from common.schemas.agent_state import Phase
 from common.schemas.spend import Spend
+from common.workspace import git
 
 SET_ASIDE_LABEL = "needs-human"
 OUTPUT_LINES = 20

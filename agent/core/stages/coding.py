@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, faultpoints, git, integrity, trace
+from agent.core import commits, faultpoints, integrity, trace
 from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
@@ -27,6 +27,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.verdict import SessionVerdict
+from common.workspace import git
 
 DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.core import faultpoints, gates, git, integrity, presets
+from agent.core import faultpoints, gates, integrity, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -24,6 +24,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesContext,
 )
 from common.schemas.gates import TestRun
+from common.workspace import git
 
 
 async def project_verification(run: Run) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import faultpoints, git, integrity
+from agent.core import faultpoints, integrity
 from agent.core.gates import blocking_failures, failing_checks
 from agent.core.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
@@ -21,6 +21,7 @@ from common.schemas.checkpoint import (
     MrReviewContext,
 )
 from common.schemas.issues import TrackedIssue
+from common.workspace import git
 
 VERIFY_ATTEMPTS = 3
 VERIFY_PAUSE_S = 1.0

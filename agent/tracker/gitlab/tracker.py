@@ -7,7 +7,6 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-from agent.core import git
 from agent.tracker.base import NoteKind
 from agent.tracker.gitlab.calls import Calls, Log
 from agent.tracker.gitlab.client import Client
@@ -32,6 +31,7 @@ from common.errors import GitError, StateFileError, TrackerError
 from common.schemas.base import utc_now
 from common.schemas.gitlab_milestone import GitLabApiStats, GitLabMilestone
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
+from common.workspace import git
 
 DEVELOPER_ACCESS = 30
 VERIFY_POLICY = RetryPolicy(attempts=3, base_delay=0.5, max_delay=2.0, max_retry_after=10.0)

@@ -6,8 +6,8 @@ from textual.app import ComposeResult
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.core import git
 from common.errors import GitError
+from common.workspace import git
 from tui.screens.wizard.base import WizardStep
 
 #: Usual names of the main line, in order of preference.

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DirectoryTree, Input, Static, Tree
 from textual.widgets.directory_tree import DirEntry
 
-from agent.core import git
+from common.workspace import git
 from tui.labels import display_path, typed_path
 from tui.screens.wizard.base import WizardStep
 from tui.widgets.folder_tree import FolderTree

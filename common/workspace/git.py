@@ -1,7 +1,7 @@
 """Git through its command line: the one place the harness runs git.
 
 Every failure becomes a :class:`GitError` carrying git's own message. Every call
-goes through :mod:`agent.core.git_guard`: the repository's hooks, fsmonitor,
+goes through :mod:`common.workspace.git_guard`: the repository's hooks, fsmonitor,
 drivers, pagers, editors and helpers never run as the harness.
 """
 
@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent.core import git_guard
 from common.errors import GitError
+from common.workspace import git_guard
 
 
 def git(repo: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> str:

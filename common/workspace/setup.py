@@ -9,13 +9,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent.core import git
 from common import decision_mac
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import SpecError
 from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, numbered_workspace, spec_slug
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace import git
 
 
 def validate_spec(spec: AgentSpec) -> None:

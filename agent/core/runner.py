@@ -1,0 +1,33 @@
+"""Driving the phase machine: one handler per phase until DONE, FAILED or a pause.
+
+Apart from :mod:`agent.core.orchestrator` (what a handler works with) so that the
+orchestrator and the stages do not import each other.
+"""
+
+from __future__ import annotations
+
+from agent.core import phases
+from agent.core.orchestrator import Outcome, Run, StopRun
+from agent.core.stages import HANDLERS
+from common.errors import HarnessError, ProjectBrokenError
+from common.schemas.agent_state import Phase
+
+
+async def run_to_end(run: Run) -> tuple[Outcome, str]:
+    """Drive the phase machine until DONE, FAILED or a pause."""
+    while run.state.phase not in phases.TERMINAL:
+        handler = HANDLERS[run.state.phase]
+        try:
+            await handler(run)
+        except StopRun as stop:
+            run.log(str(stop))
+            return "stopped", str(stop)
+        except ProjectBrokenError as e:
+            run.log(f"the project is broken: {e}")
+            run.move(Phase.FAILED, str(e), failure=str(e), broken=True)
+        except HarnessError as e:
+            run.log(f"error in {run.state.phase.value}: {e}")
+            run.move(Phase.FAILED, str(e), failure=str(e))
+    if run.state.phase is Phase.DONE:
+        return "done", ""
+    return "failed", run.state.failure or "failed"
