@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -25,9 +24,9 @@ from common.credentials import API_KEY, BASE_URL, CLAUDE_SECRET_VARIABLES
 from common.paths import daemon_log_path, daemon_state_path
 from tests.core.model_upstream import Upstream
 from tests.core.test_model_proxy import closed_port
+from tests.gitlab.environ_probe import LAUNCHER, SEEN, install
 
 REPO = Path(__file__).resolve().parents[2]
-PROBE = REPO / "tests" / "gitlab" / "environ_probe.py"
 KEY = "sk-ant-api03-e2e-" + "k" * 40
 LIMIT_S = 30.0
 
@@ -57,8 +56,9 @@ def specs(tmp_path: Path) -> str:
     project = tmp_path / "project"
     subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
     (project / "README.md").write_text("# p\n")
+    (project / ".gitignore").write_text(".pytest_cache/\n")  # where the environ probe writes
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "add", "README.md", ".gitignore"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "init"], check=True)
     spec = tmp_path / "spec.md"
     spec.write_text("# Add a greeting\n")
@@ -93,12 +93,12 @@ def test_the_clients_key_reaches_the_endpoint_and_no_environ(
     specs: str, daemon_without_key: Path, tmp_path: Path
 ) -> None:
     # The command policy runs the project's own scripts with paths inside the project.
-    probe = tmp_path / "project" / PROBE.name
-    shutil.copy(PROBE, probe)
-    seen_file = tmp_path / "project" / "seen.json"
+    project = tmp_path / "project"
+    command = install(project)
+    seen_file = project / SEEN
     # Unsandboxed: the second wall (no secret in any environ) is measured on its own.
     unsandboxed = json.dumps([{**json.loads(specs)[0], "sandbox": False}])
-    with Upstream(bash=f"python3 {PROBE.name} {seen_file.name}") as endpoint:
+    with Upstream(bash=command) as endpoint:
         done = harness(
             "run",
             "--specs",
@@ -115,7 +115,7 @@ def test_the_clients_key_reaches_the_endpoint_and_no_environ(
 
     probed = json.loads(seen_file.read_text())
     commands = [" ".join(process["cmdline"]) for process in probed["processes"]]
-    for program in ("agent.daemon", "agent.cli", "/claude --output-format", PROBE.name):
+    for program in ("agent.daemon", "agent.cli", "/claude --output-format", LAUNCHER):
         assert any(program in command for command in commands), (program, commands)
     for process in probed["processes"]:
         assert KEY not in process["environ"], process["cmdline"]

@@ -13,6 +13,7 @@ CLI and the embedded model with a playbook made for it:
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -85,7 +86,8 @@ def test_an_issue_the_model_cannot_fix_is_set_aside_and_the_run_goes_on() -> Non
 
 def test_a_lint_failure_on_new_code_is_feedback_not_a_closure() -> None:
     project = calc_project(new_root("e2l-"))
-    (project / ".venv" / "bin" / "ruff").symlink_to(HARNESS_RUFF)
+    # The project's own ruff (a copy: the sandbox shows nothing of the harness's checkout).
+    shutil.copy2(HARNESS_RUFF, project / ".venv" / "bin" / "ruff")
     spec = local_spec(project, DATA / "lint-spec.md", DATA / "lint-playbook.json")
 
     code, files = run_to_exit(spec, timeout=180)

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -112,7 +113,9 @@ def test_harness_replay_of_a_recorded_session_finds_no_difference(
 async def test_a_changed_policy_is_caught_by_the_replay(
     recorded_demo: WorkspaceFiles, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_tests_dir(self: ToolPolicy, tool_name: str, tool_input: dict[str, Any]) -> str | None:
+    def no_tests_dir(
+        self: ToolPolicy, tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None
+    ) -> str | None:
         if tool_name == "Write" and "/tests/" in str(tool_input.get("file_path")):
             return "tests are written by a human now"
         return None

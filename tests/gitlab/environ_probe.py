@@ -33,6 +33,22 @@ def outermost_harness_process() -> int:
     return found
 
 
+LAUNCHER = "environ_probe_run.py"
+"""The probe's launcher in a project: the command policy runs project scripts only."""
+SEEN = ".pytest_cache/seen.json"
+"""Where, relative to the project, the launched probe writes (a folder git ignores)."""
+
+
+def install(project: Path) -> str:
+    """Put the launcher in ``project``; return the Bash command that runs the probe."""
+    probe = str(Path(__file__).resolve())
+    (project / LAUNCHER).write_text(
+        f"import runpy, sys\nsys.argv = [{probe!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({probe!r}, run_name='__main__')\n"
+    )
+    return f"python3 {LAUNCHER} {SEEN}"
+
+
 def main(out: Path) -> None:
     seen = []
     for pid in process_tree(outermost_harness_process()):
@@ -46,6 +62,7 @@ def main(out: Path) -> None:
             )
         except (FileNotFoundError, ProcessLookupError):
             continue  # it ended meanwhile
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"probe": os.getpid(), "processes": seen}))
 
 

@@ -36,6 +36,7 @@ from common.schemas.spec import AgentSpec
 from common.secrets import SECRET_VARIABLES, SECRETS_FD_OPTION
 from common.workspace.setup import prepare_workspace
 from tests.daemon.helpers import until_answering
+from tests.gitlab.environ_probe import LAUNCHER, SEEN, install
 
 from .conftest import git
 
@@ -45,7 +46,6 @@ REPO = Path(__file__).resolve().parents[2]
 BRANCH = "feature/textkit-helpers"
 #: The agent's timeout and the time a ``timeout`` fault hangs, in seconds.
 AGENT_TIMEOUT, HANG = 0.5, 1.0
-PROBE = Path(__file__).with_name("environ_probe.py")
 CLAUDE_CLI = "/claude --output-format"
 """How the SDK starts the Claude CLI (its executable's name, then its first option)."""
 
@@ -83,7 +83,8 @@ def start_demo(
 def probing_playbook(root: Path) -> Path:
     """The demo's playbook whose first ``pytest`` by the model runs the probe first.
 
-    The probe writes what it read to ``ROOT/seen.json``.
+    The probe (through its launcher, put in the project by :func:`install`) writes
+    what it read to ``PROJECT/.pytest_cache/seen.json``.
     """
     playbook = json.loads((REPO / "demo" / "playbook.json").read_text())
     bash = next(
@@ -93,7 +94,7 @@ def probing_playbook(root: Path) -> Path:
         for use in step.get("tool_uses", [])
         if use["name"] == "Bash" and use["input"]["command"] == "python -m pytest -q"
     )
-    bash["input"]["command"] = f"{sys.executable} {PROBE} {root / 'seen.json'}; python -m pytest -q"
+    bash["input"]["command"] = f"python3 {LAUNCHER} {SEEN}; python -m pytest -q"
     path = root / "playbook.json"
     path.write_text(json.dumps(playbook))
     return path
@@ -108,9 +109,9 @@ def probing(root: Path) -> dict[str, object]:
     return {"playbook": probing_playbook(root), "sandbox": False}
 
 
-def assert_no_environ_held_a_secret(root: Path, token: str, *expected: str) -> None:
+def assert_no_environ_held_a_secret(project: Path, token: str, *expected: str) -> None:
     """What the probe read holds no secret, and covers a process running each of ``expected``."""
-    seen = json.loads((root / "seen.json").read_text())
+    seen = json.loads((project / SEEN).read_text())
     processes = seen["processes"]
     assert seen["probe"] in [process["pid"] for process in processes]
     for process in processes:
@@ -195,6 +196,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
     root: Path, server: LocalGitLab
 ) -> None:
     spec, files, target = start_demo(root, server, **probing(root))
+    install(spec.project_dir)
     for path in (r"/milestones$", r"/issues$", r"/notes$", r"/merge_requests$"):
         server.faults.script("POST", path, "drop")  # each kind of creation loses an answer
     assert run_agent(files, target) == 0, log_tail(files)
@@ -207,7 +209,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
     assert "## Verification" in mr.description and "## Agent Evidence" in mr.description
 
     faults = server.faults
-    assert set(faults.injected) == {"429", "500", "timeout", "drop"}
+    assert set(faults.injected) == {"429", "500", "timeout", "drop", "late"}
     stats = read_model(files.gitlab_milestone, GitLabMilestone).stats
     assert stats.retries == sum(faults.injected.values())
     assert stats.recovered >= 4
@@ -218,7 +220,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
     )
     # Started by hand with the token in its environment, the agent re-exec'd without it.
     assert_no_environ_held_a_secret(
-        root,
+        spec.project_dir,
         target.token,
         f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
         "agent.model",
@@ -230,6 +232,7 @@ async def test_through_a_daemon_started_with_the_token_no_process_environ_shows_
     root: Path, server: LocalGitLab
 ) -> None:
     spec, target = demo_spec(root, server, **probing(root))
+    install(spec.project_dir)
     home = harness_home()
     env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
     with daemon_log_path(home).open("ab") as log:
@@ -257,7 +260,7 @@ async def test_through_a_daemon_started_with_the_token_no_process_environ_shows_
     assert finished[started.name].status is AgentStatus.DONE, log_tail(files, started.log_file)
     assert_the_demo_state(server, spec, files)  # so the agent had the token
     assert_no_environ_held_a_secret(
-        root,
+        spec.project_dir,
         target.token,
         f"agent.daemon {SECRETS_FD_OPTION}",
         f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
