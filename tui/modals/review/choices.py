@@ -17,7 +17,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
 )
 from tui.modals.checkpoint_text import details
-from tui.modals.review.base import ReviewScreen
+from tui.modals.review.base import CheckpointT, ReviewScreen
 from tui.modals.review.plain import test_run_text
 
 ACTION_HELP = {
@@ -97,7 +97,33 @@ class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
         self.action_approve()
 
 
-class RegressionApprovalReview(ReviewScreen[RegressionApprovalCheckpoint]):
+class ActionChoice(ReviewScreen[CheckpointT]):
+    """Review screens whose answer is one of a few named actions, in an ``#actions`` list:
+    the first is highlighted, Enter (or a click) applies the highlighted one."""
+
+    def action_list(self, labels: dict[str, str]) -> OptionList:
+        """The list of actions (id → label)."""
+        options = (Option(label, id=action) for action, label in labels.items())
+        return OptionList(*options, id="actions", markup=False)
+
+    def on_mount(self) -> None:
+        actions = self.query_one("#actions", OptionList)
+        actions.highlighted = 0
+        actions.focus()
+
+    def choice(self) -> str | None:
+        option = self.query_one("#actions", OptionList).highlighted_option
+        return option.id if option is not None else None
+
+    def approve_text(self) -> str:
+        return "Apply the highlighted action"
+
+    @on(OptionList.OptionSelected, "#actions")
+    def action_picked(self) -> None:
+        self.action_approve()
+
+
+class RegressionApprovalReview(ActionChoice[RegressionApprovalCheckpoint]):
     """What broke and the explicit actions; there is no plain reject."""
 
     FOCUS_REASON = False
@@ -114,27 +140,7 @@ class RegressionApprovalReview(ReviewScreen[RegressionApprovalCheckpoint]):
         yield Static(f"{where}\nNewly failing:\n{failing}", markup=False)
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Action (Enter applies):", classes="heading")
-        yield OptionList(
-            *(Option(ACTION_HELP[action], id=action.value) for action in context.actions),
-            id="actions",
-            markup=False,
-        )
-
-    def on_mount(self) -> None:
-        actions = self.query_one("#actions", OptionList)
-        actions.highlighted = 0
-        actions.focus()
-
-    def choice(self) -> str | None:
-        option = self.query_one("#actions", OptionList).highlighted_option
-        return option.id if option is not None else None
-
-    def approve_text(self) -> str:
-        return "Apply the highlighted action"
-
-    @on(OptionList.OptionSelected, "#actions")
-    def action_picked(self) -> None:
-        self.action_approve()
+        yield self.action_list({action.value: ACTION_HELP[action] for action in context.actions})
 
 
 BUDGET_HELP = {
@@ -144,7 +150,7 @@ BUDGET_HELP = {
 }
 
 
-class BudgetReachedReview(ReviewScreen[BudgetReachedCheckpoint]):
+class BudgetReachedReview(ActionChoice[BudgetReachedCheckpoint]):
     """The spend (in total and per issue) and the three ways on."""
 
     HEADING = "Budget reached"
@@ -153,24 +159,4 @@ class BudgetReachedReview(ReviewScreen[BudgetReachedCheckpoint]):
     def compose_body(self) -> ComposeResult:
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static("Action (Enter applies):", classes="heading")
-        yield OptionList(
-            *(Option(BUDGET_HELP[action], id=action.value) for action in BUDGET_HELP),
-            id="actions",
-            markup=False,
-        )
-
-    def on_mount(self) -> None:
-        actions = self.query_one("#actions", OptionList)
-        actions.highlighted = 0
-        actions.focus()
-
-    def choice(self) -> str | None:
-        option = self.query_one("#actions", OptionList).highlighted_option
-        return option.id if option is not None else None
-
-    def approve_text(self) -> str:
-        return "Apply the highlighted action"
-
-    @on(OptionList.OptionSelected, "#actions")
-    def action_picked(self) -> None:
-        self.action_approve()
+        yield self.action_list({action.value: label for action, label in BUDGET_HELP.items()})
