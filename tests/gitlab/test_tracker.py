@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import gitlab
 import pytest
 
 from agent.gitlab_local.faults import KINDS, FaultKind
@@ -14,7 +15,7 @@ from common.errors import TrackerError
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.issues import IssueDraft
 
-from .conftest import Lab, commit, git
+from .conftest import PROJECT, Lab, commit, git
 
 DRAFTS = [
     IssueDraft(title="Parser", summary="Parse.", test_criteria=["1,2 parses"]),
@@ -211,3 +212,25 @@ async def test_the_target_branch_is_never_pushed(lab: Lab) -> None:
     with pytest.raises(TrackerError, match="refusing to push the target branch main"):
         await tracker.push_branch("main")
     assert git(lab.project.repo, "rev-list", "--count", "main") == "1"
+
+
+async def test_a_write_that_landed_late_twice_is_one_issue_and_the_extra_is_closed(
+    lab: Lab,
+) -> None:
+    tracker = lab.tracker()
+    await tracker.verify()
+    await tracker.ensure_milestone("spec", "")
+    await tracker.create_issues(DRAFTS)
+    first = lab.server.store.issues[0]
+    # The same creation, carried out a second time after its answer was lost.
+    late = gitlab.Gitlab(lab.server.url, private_token=lab.token.value)
+    late.projects.get(PROJECT).issues.create(
+        {"title": first.title, "description": first.description, "milestone_id": first.milestone_id}
+    )
+
+    again = lab.tracker()  # a resumed agent reads the milestone
+    issues = await again.list_issues()
+
+    assert [issue.title for issue in issues] == ["Parser", "CLI", "Docs"]
+    extra = lab.server.store.issues[-1]
+    assert (extra.state, "duplicate" in extra.labels) == ("closed", True)

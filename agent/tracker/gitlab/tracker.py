@@ -34,6 +34,8 @@ from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, Tra
 from common.workspace import git
 
 DEVELOPER_ACCESS = 30
+DUPLICATE_LABEL = "duplicate"
+"""Put on an issue that a late write made twice (it is closed and never worked on)."""
 VERIFY_POLICY = RetryPolicy(attempts=3, base_delay=0.5, max_delay=2.0, max_retry_after=10.0)
 PUSH_ATTEMPTS = 3
 #: git push failures another attempt will not fix.
@@ -356,11 +358,37 @@ class GitLabTracker:
         return self._milestone
 
     async def _milestone_issues(self) -> list[Attrs]:
+        """The milestone's issues, each key once.
+
+        A creation whose answer was lost can land after it was sent again (a slow
+        GitLab): two issues then share one key. The oldest is the issue; the others
+        are closed with the ``duplicate`` label and never taken as work.
+        """
         title = (await self._require_milestone())["title"]
         api = await self._api()
-        return await self._calls().get(
+        found = await self._calls().get(
             f"list the issues of milestone {title!r}", lambda: api.milestone_issues(title)
         )
+        kept: list[Attrs] = []
+        seen: set[str] = set()
+        for attrs in sorted(found, key=lambda a: int(a["iid"])):
+            _, key = split_marker(attrs.get("description") or "")
+            if key is None or key not in seen:
+                kept.append(attrs)
+                if key is not None:
+                    seen.add(key)
+                continue
+            if attrs.get("state") != "closed":
+                self._log(f"GitLab: issue #{attrs['iid']} duplicates an earlier one; closing it")
+                iid, data = (
+                    int(attrs["iid"]),
+                    {"state_event": "close", "add_labels": DUPLICATE_LABEL},
+                )
+                await self._calls().get(
+                    f"close duplicate issue #{iid}",
+                    functools.partial(api.update_issue, iid, data),
+                )
+        return kept
 
     async def _create_issue(self, draft: IssueDraft, key: str, milestone_id: int) -> Attrs:
         api = await self._api()
