@@ -15,7 +15,8 @@
 #   ./start.sh --connect [NAME]              a TUI in a running container
 #
 # Docker mode builds the image on first use (--build: again) and runs the container with
-# --init, on the host's network, as your uid and gid, with your home folder and /tmp
+# --init, on the host's network, as your uid and gid, with user namespaces allowed (for the
+# bubblewrap sandbox of every session), with your home folder and /tmp
 # mounted at the same paths (paths in --specs must lie there), .env mounted for the
 # entrypoint to source as native mode sources it, and the daemon's state in a volume
 # NAME-data. HARNESS_ENV_FILE names another file than .env (both modes),
@@ -72,7 +73,11 @@ if [ "$native" = 0 ]; then
   private=/var/lib/coding-harness/$(id -u)
   # The host's network: a URL in .env (a gateway on 127.0.0.1, a local GitLab) means there
   # what it means natively.
+  # Every agent session runs in bubblewrap inside the container (docs/security.md): that
+  # needs user namespaces and a fresh /proc, which Docker's default seccomp profile and
+  # masked /proc paths forbid. The sandbox, not the container, is the model's boundary.
   run=(--init --rm --network host --user "$(id -u):$(id -g)"
+       --security-opt seccomp=unconfined --security-opt systempaths=unconfined
        -e HOME="$HOME" -e TERM -e COLORTERM
        -e HARNESS_HOME="$private/home" -e GIT_CONFIG_GLOBAL="$private/gitconfig"
        -v "$HOME:$HOME" -v /tmp:/tmp)
