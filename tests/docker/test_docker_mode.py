@@ -233,11 +233,18 @@ def exec_in(name: str, command: str) -> str:
     return docker("exec", name, "sh", "-c", command)
 
 
+async def open_checkpoint(tmux: Tmux, session: str, dialog: str, what: str) -> None:
+    """A waiting checkpoint is announced (⚑) and opens when asked (``c``), never by itself."""
+    await tmux.wait_for(session, lambda s: "⚑ waits" in s, f"{what}: its announcement")
+    tmux.keys(session, "c")
+    await tmux.wait_for(session, lambda s: dialog in s, what)
+
+
 async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) -> None:
     started = time.monotonic()
     tmux.start("main", invoker, "./start.sh --demo")
     dialog = "HITL CHECKPOINT: PROJECT VERIFICATION"
-    await tmux.wait_for("main", lambda s: dialog in s, "the first checkpoint in the TUI")
+    await open_checkpoint(tmux, "main", dialog, "the first checkpoint in the TUI")
     print(f"./start.sh --demo to the first dialog: {time.monotonic() - started:.1f} s")
     [name] = engine.running_containers()
 
@@ -260,12 +267,12 @@ async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) 
     tmux.keys("main", "q")
     await tmux.wait_for("main", lambda s: "TUI closed; agents keep running" in s, "the TUI to quit")
     tmux.keys("main", "Enter")
-    await tmux.wait_for("main", lambda s: dialog in s, "the reopened TUI to show the checkpoint")
+    await open_checkpoint(tmux, "main", dialog, "the reopened TUI to show the checkpoint")
 
     tmux.start("connect", invoker, f"./start.sh --connect {name}")
-    await tmux.wait_for("connect", lambda s: dialog in s, "--connect to show the checkpoint")
+    await open_checkpoint(tmux, "connect", dialog, "--connect to show the checkpoint")
     tmux.keys("connect", "y")
-    await tmux.wait_for("connect", lambda s: "SPEC TO ISSUES" in s, "the agent to move on")
+    await tmux.wait_for("connect", lambda s: "phase: spec to issues" in s, "the agent to move on")
     tmux.keys("connect", "q")
     await tmux.wait_for("connect", lambda s: "CONNECT-EXITED-0" in s, "--connect to end")
     assert "agent_1" in exec_in(name, "harness list")
