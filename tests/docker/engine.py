@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,7 +85,12 @@ def remove_test_containers() -> None:
     """Remove every container and data volume these tests may have left."""
     names = harness_containers()
     if names:
-        docker("rm", "-f", *names)
+        # A container started with --rm may be removing itself already: that is gone too.
+        docker("rm", "-f", *names, check=False)
+        for _ in range(50):
+            if not harness_containers():
+                break
+            time.sleep(0.2)
     volumes = docker("volume", "ls", "-q", "--filter", f"name=^{TEST_IMAGE}").split()
     if volumes:
         docker("volume", "rm", "-f", *volumes)
