@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -97,13 +97,12 @@ def _phase(state: AgentState | None, pending: CheckpointType | None) -> Phase | 
 
 def _progress(files: WorkspaceFiles) -> tuple[int, int]:
     """Issues closed and issues in all, from whichever tracker mirror the workspace has."""
-    try:
-        milestone: FileMilestone | GitLabMilestone | None = read_model_or_none(
-            files.milestone, FileMilestone
-        ) or read_model_or_none(files.gitlab_milestone, GitLabMilestone)
-    except StateFileError as e:  # progress is a nicety: the agent's status stays true
-        log.warning("progress not shown: %s", e)
-        return 0, 0
+    problems: list[str] = []
+    milestone: FileMilestone | GitLabMilestone | None = _read(
+        files.milestone, FileMilestone, problems
+    ) or _read(files.gitlab_milestone, GitLabMilestone, problems)
+    if problems:  # progress is a nicety: the agent's status stays true
+        log.warning("progress not shown: %s", problems[0])
     if milestone is None:
         return 0, 0
     return sum(issue.state == "closed" for issue in milestone.issues), len(milestone.issues)
@@ -122,10 +121,30 @@ def _status(
     return AgentStatus.FAILED, DIED_WITHOUT_EXIT
 
 
+_parsed: dict[tuple[Path, type[Any]], tuple[tuple[int, int, int], Any]] = {}
+"""Files already parsed, by path and schema, with the (inode, size, mtime) they had."""
+
+
 def _read(path: Path, model_type: type[ModelT], problems: list[str]) -> ModelT | None:
-    """Read one workspace file; a broken one is noted in ``problems`` and read as absent."""
+    """Read one workspace file; a broken one is noted in ``problems`` and read as absent.
+
+    A file whose inode, size and modification time are unchanged is not parsed again:
+    every write is atomic (a new inode), so a ``list`` of a hundred agents costs a stat
+    per file instead of a read and a validation.
+    """
     try:
-        return read_model_or_none(path, model_type)
+        st = path.stat()
+    except FileNotFoundError:
+        _parsed.pop((path, model_type), None)
+        return None
+    identity = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _parsed.get((path, model_type))
+    if cached is not None and cached[0] == identity:
+        return cast(ModelT, cached[1])
+    try:
+        model = read_model_or_none(path, model_type)
     except StateFileError as e:
         problems.append(str(e))
         return None
+    _parsed[(path, model_type)] = (identity, model)
+    return model
