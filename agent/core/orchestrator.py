@@ -289,7 +289,7 @@ class Run:
             except SessionError as e:
                 if any(mark in str(e) for mark in OUT_OF_TURNS):
                     # Not a failure to retry: the session worked until its turn budget.
-                    # session.py raises without the figures, so they are unknown here.
+                    # run_session returns its figures; a runner that raises has none.
                     self.log(f"{e}: the session used its turn budget; its work is kept")
                     result = _out_of_turns(self.sessions.max_turns)
                 else:

@@ -38,6 +38,8 @@ from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
 
 SESSION_TIMEOUT_S = 45 * 60
+OUT_OF_TURNS = "error_max_turns"
+"""The result subtype of a session that reached ``max_turns``: an end, not an error."""
 _PREVIEW = 300
 
 
@@ -137,7 +139,10 @@ async def _run_session(
         raise SessionError(f"session {label}: {e}") from e
     if result is None:
         raise SessionError(f"session {label} ended without a result message")
-    if result.is_error:
+    if result.is_error and result.subtype == OUT_OF_TURNS:
+        # Not a failure: the session worked until its turn budget; its figures count.
+        log(f"── session {label}: it reached its turn limit")
+    elif result.is_error:
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype
         refused = result.api_error_status in (401, 403)  # another attempt cannot mend it

@@ -130,6 +130,9 @@ def test_a_session_out_of_turns_leaves_a_handoff_the_next_session_finishes_from(
     subjects = git.git(project, "log", "--format=%s", "main..HEAD").splitlines()
     assert subjects == ["feat(#1): Add square", "wip(#1): Add square"]
     assert state.issue_spend[1].sessions == 2
+    log = (files.logs / "e2e.log").read_text()
+    assert "it reached its turn limit" in log, "the session ends, with its figures"
+    assert "the session used its turn budget" not in log, "no figure-less fallback"
 
 
 def test_pre_existing_failures_are_reported_never_blamed() -> None:

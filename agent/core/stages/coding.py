@@ -162,8 +162,10 @@ async def coding_session(run: Run) -> None:
         )
     handoff = reports.handoff
     if handoff is None and reports.done is None and result.turns >= run.sessions.max_turns:
-        handoff = _turns_handoff(iid, result.turns, files)
-        run.log(f"the session used all {result.turns} turns; the harness writes its handoff")
+        handoff = _turns_handoff(iid, run.sessions.max_turns, files)
+        run.log(
+            f"the session used all {run.sessions.max_turns} turns; the harness writes its handoff"
+        )
     refused_by = tests if blocking else next(iter(checks.values()), None)
     refusal = None
     if reports.done is not None and refused_by is not None:
