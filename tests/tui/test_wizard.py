@@ -160,8 +160,8 @@ async def test_a_path_is_typed_with_completion_and_the_harness_checkout_is_refus
         field = app.screen.query_one("#path", Input)
         # typing or pasting goes straight into the path
         await wait_until(pilot, lambda: field.has_focus, "the path field's focus")
-        field.value = ""
-        await pilot.press(*str(REPO_ROOT))
+        field.value = str(REPO_ROOT)  # pasted: the whole path at once
+        await pilot.pause()
         await pilot.press("enter")
         await wait_until(pilot, lambda: "own checkout" in error_text(app), "the refusal")
         field.value = ""

@@ -84,7 +84,9 @@ class RepoStep(WizardStep):
 
     @on(Tree.NodeHighlighted, "#tree")
     def folder_highlighted(self, event: Tree.NodeHighlighted[DirEntry]) -> None:
-        if event.node.data is None:
+        # Only while the person browses: the tree highlighting its first folder as it
+        # finishes loading must not overwrite a path typed or pasted meanwhile.
+        if event.node.data is None or not self.query_one("#tree", FolderTree).has_focus:
             return
         path = event.node.data.path
         self.query_one("#path", Input).value = display_path(path)
