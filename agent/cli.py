@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core import phases
-from agent.core.hooks import install_policy
+from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
@@ -167,10 +167,6 @@ async def run_agent(
     credentials = credentials_from(secrets)
     project_env = detect_project_env(info.spec.project_dir, os.environ)
     log(f"project environment: {project_env.kind}")
-    test_command = info.spec.test_command or project_env.test_command
-    install_policy(
-        PolicyContext.for_project(info.spec.project_dir, info.spec.policy, test_command), files
-    )
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
         return await _run(
@@ -202,6 +198,14 @@ async def _run(
             local_model=info.spec.uses_local_model,
             cli_path=launch.cli_path,
             max_turns=info.spec.budgets.turns_per_session,
+            policy=PolicySetup(
+                PolicyContext.for_project(
+                    info.spec.project_dir,
+                    info.spec.policy,
+                    info.spec.test_command or project_env.test_command,
+                ),
+                files,
+            ),
         )
         run = Run(
             files=files,

@@ -78,29 +78,11 @@ def fail_closed(hook: Hook) -> Hook:
 
 @dataclass(frozen=True)
 class PolicySetup:
-    """What an agent process installs for its project: the policy context and the audit."""
+    """An agent's command policy for its sessions (:class:`~agent.core.session.SessionConfig`):
+    the context (spec settings, test command) and where the audit counts go."""
 
     context: PolicyContext
     files: WorkspaceFiles | None = None
-
-
-_INSTALLED: dict[Path, PolicySetup] = {}
-
-
-def install_policy(context: PolicyContext, files: WorkspaceFiles | None = None) -> None:
-    """Make ``context`` (and counting into ``files``) the policy of its project.
-
-    Why a registry: sessions build ``ToolPolicy(project_dir)`` and ``build_hooks`` from
-    the project alone; the agent process installs its spec's settings, test command and
-    workspace once at start, and every session of that project finds them.
-    """
-    _INSTALLED[context.project_dir] = PolicySetup(context, files)
-
-
-def installed_policy(project_dir: Path) -> PolicySetup:
-    """The installed setup of ``project_dir``, or the defaults (nothing extra, no counts)."""
-    root = project_dir.resolve()
-    return _INSTALLED.get(root) or PolicySetup(PolicyContext.for_project(root))
 
 
 @dataclass
@@ -109,7 +91,7 @@ class ToolPolicy:
 
     project_dir: Path
     context: PolicyContext | None = None
-    """The command policy's context; the installed one (or the defaults) when ``None``."""
+    """The command policy's context; the defaults for the project when ``None``."""
 
     def check(
         self, tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None
@@ -142,7 +124,7 @@ class ToolPolicy:
         return None
 
     def _check_bash(self, command: str, cwd: Path | None) -> str | None:
-        context = self.context or installed_policy(self.project_dir).context
+        context = self.context or PolicyContext.for_project(self.project_dir.resolve())
         return judge_command(command, context, cwd)
 
 
@@ -175,10 +157,9 @@ def build_hooks(
 ) -> dict[Any, list[HookMatcher]]:
     """The hook configuration of a session: the policy before, the file tracker after.
 
-    Every decision goes to ``audit`` (by default: ``log``, and the counts of the
-    workspace installed for the project, if any).
+    Every decision goes to ``audit`` (by default: ``log`` alone, nothing counted).
     """
-    trail = audit or AuditTrail(log, installed_policy(policy.project_dir).files)
+    trail = audit or AuditTrail(log)
 
     async def pre_tool_use(data: HookInput, _id: str | None, _ctx: HookContext) -> HookResult:
         fields: dict[str, Any] = dict(data)

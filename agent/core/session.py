@@ -30,8 +30,10 @@ from claude_agent_sdk import (
 )
 
 from agent.core import trace_session
-from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
+from agent.core.hooks import FileTracker, PolicySetup, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
+from agent.core.policy import PolicyContext
+from agent.core.policy.audit import AuditTrail
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
 from agent.core.trace_session import traced_session
@@ -57,6 +59,9 @@ class SessionConfig:
     cli_path: Path | None = None
     """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), or
     ``None`` for the SDK's bundled CLI, unsandboxed."""
+    policy: PolicySetup | None = None
+    """The command policy and its audit counts; ``None``: the project's defaults,
+    logged but not counted."""
 
 
 @dataclass
@@ -105,6 +110,7 @@ async def _run_session(
     log: AgentLog,
 ) -> SessionResult:
     tracker = FileTracker(config.project_dir)
+    policy = config.policy or PolicySetup(PolicyContext.for_project(config.project_dir.resolve()))
     surface = reports.surface
     options = ClaudeAgentOptions(
         system_prompt=system_prompt,
@@ -114,7 +120,12 @@ async def _run_session(
         permission_mode="acceptEdits",
         cwd=str(config.project_dir),
         setting_sources=[],
-        hooks=build_hooks(ToolPolicy(config.project_dir), tracker, log),
+        hooks=build_hooks(
+            ToolPolicy(config.project_dir, policy.context),
+            tracker,
+            log,
+            AuditTrail(log, policy.files),
+        ),
         env=config.env,
         model=config.model,
         max_turns=config.max_turns,

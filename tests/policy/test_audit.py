@@ -9,7 +9,7 @@ from typing import Any, cast
 from claude_agent_sdk import HookContext
 from claude_agent_sdk.types import HookInput
 
-from agent.core.hooks import FileTracker, ToolPolicy, build_hooks, install_policy
+from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.policy import PolicyContext
 from agent.core.policy.audit import (
     AuditTrail,
@@ -93,12 +93,16 @@ def pre_tool_use(name: str, tool_input: dict[str, Any], cwd: str) -> HookInput:
     )
 
 
-async def test_the_hook_uses_the_installed_policy_and_counts(project: Path, tmp_path: Path) -> None:
+async def test_the_hook_uses_the_given_policy_and_counts(project: Path, tmp_path: Path) -> None:
     files = WorkspaceFiles(tmp_path / "ws")
     settings = PolicySettings(allow_one_liners=True)
-    install_policy(PolicyContext.for_project(project, settings), files)
     logged: list[str] = []
-    hooks = build_hooks(ToolPolicy(project), FileTracker(project), logged.append)
+    hooks = build_hooks(
+        ToolPolicy(project, PolicyContext.for_project(project, settings)),
+        FileTracker(project),
+        logged.append,
+        AuditTrail(logged.append, files),
+    )
     pre = hooks["PreToolUse"][0].hooks[0]
 
     await pre(pre_tool_use("Bash", {"command": "python -c 'print(1)'"}, str(project)), "1", CONTEXT)
@@ -114,7 +118,7 @@ async def test_the_hook_uses_the_installed_policy_and_counts(project: Path, tmp_
     assert logged[3].startswith('[policy] deny Read "/etc/passwd": /etc/passwd is outside')
 
 
-async def test_without_an_installed_policy_the_defaults_apply(project: Path) -> None:
+async def test_without_a_given_policy_the_defaults_apply(project: Path) -> None:
     logged: list[str] = []
     hooks = build_hooks(ToolPolicy(project), FileTracker(project), logged.append)
     pre = hooks["PreToolUse"][0].hooks[0]
