@@ -42,8 +42,6 @@ from common.workspace.setup import load_info
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
 """The wait before the second attempt of a session; it doubles for each later one."""
-OUT_OF_TURNS = ("maximum number of turns", "error_max_turns")
-"""How the CLI's result says a session used its ``max_turns`` (see :meth:`Run.session`)."""
 Outcome = Literal["done", "failed", "stopped"]
 ModelCheck = Callable[[], Awaitable[list[str]]]
 """Probes the model endpoint: its warnings, or a ``ModelEndpointError`` when it cannot work."""
@@ -287,20 +285,14 @@ class Run:
                     label, system, prompt, self.sessions, reports, self.log
                 )
             except SessionError as e:
-                if any(mark in str(e) for mark in OUT_OF_TURNS):
-                    # Not a failure to retry: the session worked until its turn budget.
-                    # run_session returns its figures; a runner that raises has none.
-                    self.log(f"{e}: the session used its turn budget; its work is kept")
-                    result = _out_of_turns(self.sessions.max_turns)
-                else:
-                    if not e.retryable:
-                        raise
-                    if attempt == SESSION_ATTEMPTS:
-                        raise SessionError(f"{e} (after {attempt} attempts)") from e
-                    delay = RETRY_DELAY_S * 2 ** (attempt - 1)
-                    self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
-                    await asyncio.sleep(delay)
-                    continue
+                if not e.retryable:
+                    raise
+                if attempt == SESSION_ATTEMPTS:
+                    raise SessionError(f"{e} (after {attempt} attempts)") from e
+                delay = RETRY_DELAY_S * 2 ** (attempt - 1)
+                self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
+                await asyncio.sleep(delay)
+                continue
             self.account(result, expected_issue)
             await integrity.guard(self, f"after session {label}")
             if done is None or done(reports):
@@ -309,16 +301,3 @@ class Run:
         raise SessionError(
             f"session {label} ended {SESSION_ATTEMPTS} times without the required report"
         )
-
-
-def _out_of_turns(max_turns: int) -> SessionResult:
-    """A session that used all its turns, as far as the harness can tell without its result."""
-    return SessionResult(
-        turns=max_turns,
-        cost_usd=None,
-        input_tokens=0,
-        output_tokens=0,
-        duration_ms=0,
-        denials=0,
-        touched=set(),
-    )
