@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent.gitlab_local import entities
+from agent.gitlab_local import entities, quick_actions
+from agent.gitlab_local.quick_actions import QuickAction
 from agent.gitlab_local.store import (
     DEVELOPER,
     GUEST,
@@ -157,19 +158,23 @@ def create_issue(call: Call) -> tuple[int, Body]:
     call.required("title")
     milestone_id = call.params.get("milestone_id")
     labels = _names(call.params.get("labels"))
+    description, actions = quick_actions.extract(
+        call.text("description", "") or "", quick_actions.ISSUE_COMMANDS
+    )
     with call.store.lock:
         item = Issue(
             call.store.next_id("issue"),
             project.next_iid("issues"),
             project.id,
             call.text("title") or "",
-            call.text("description", "") or "",
+            description,
             call.token.user,
             int(milestone_id) if milestone_id else None,
             labels,
         )
         call.store.ensure_labels(project, labels)
         call.store.issues.append(item)
+        _carry_out_on_issue(call, project, item, actions)
         return 201, entities.issue(call.store, item)
 
 
@@ -183,6 +188,9 @@ def update_issue(call: Call) -> tuple[int, Body]:
     with store.lock:
         item = store.issue(project, int(call.args[1]))
         title, description = call.text("title"), call.text("description")
+        actions: list[QuickAction] = []
+        if description is not None:
+            description, actions = quick_actions.extract(description, quick_actions.ISSUE_COMMANDS)
         if title is not None and title != item.title:
             store.system_note(item, f"changed title from **{item.title}** to **{title}**", author)
             item.title = title
@@ -203,8 +211,31 @@ def update_issue(call: Call) -> tuple[int, Body]:
         elif event == "reopen" and item.state != "opened":
             item.state, item.closed_at = "opened", None
             store.system_note(item, "reopened", author)
+        _carry_out_on_issue(call, project, item, actions)
         item.updated_at = now()
         return 200, entities.issue(store, item)
+
+
+def _carry_out_on_issue(
+    call: Call, project: Project, item: Issue, actions: list[QuickAction]
+) -> None:
+    """What GitLab does for the quick actions of an issue's description or note."""
+    store, author = call.store, call.token.user
+    for action in actions:
+        if action.name == "close" and item.state != "closed":
+            item.state, item.closed_at = "closed", now()
+            store.system_note(item, "closed", author)
+        elif action.name == "reopen" and item.state != "opened":
+            item.state, item.closed_at = "opened", None
+            store.system_note(item, "reopened", author)
+        elif action.name == "label":
+            item.labels += [n for n in action.labels() if n not in item.labels]
+            store.ensure_labels(project, item.labels)
+        elif action.name == "unlabel":
+            removed = set(action.labels())
+            item.labels = [n for n in item.labels if n not in removed] if removed else []
+        elif action.name == "title" and action.argument:
+            item.title = action.argument
 
 
 # --- notes ------------------------------------------------------------------------------
@@ -223,17 +254,16 @@ def list_notes(call: Call) -> tuple[int, Body]:
 def create_note(call: Call) -> tuple[int, Body]:
     project = call.project(GUEST)
     call.required("body")
+    body, actions = quick_actions.extract(call.text("body") or "", quick_actions.ISSUE_COMMANDS)
     with call.store.lock:
         issue = call.store.issue(project, int(call.args[1]))
-        item = Note(
-            call.store.next_id("note"),
-            project.id,
-            issue.iid,
-            call.text("body") or "",
-            call.token.user,
-        )
-        call.store.notes.append(item)
+        _carry_out_on_issue(call, project, issue, actions)
         issue.updated_at = now()
+        if actions and not body:
+            # A note of commands only is not stored; GitLab answers with what changed.
+            return 202, {"commands_changes": {}, "summary": [a.name for a in actions]}
+        item = Note(call.store.next_id("note"), project.id, issue.iid, body, call.token.user)
+        call.store.notes.append(item)
         return 201, entities.note(call.store, item)
 
 
@@ -283,17 +313,27 @@ def create_merge_request(call: Call) -> tuple[int, Body]:
                 )
         if problems:
             raise ApiError(409, {"message": problems})
+        description, actions = quick_actions.extract(
+            call.text("description", "") or "", quick_actions.MERGE_REQUEST_COMMANDS
+        )
         item = MergeRequest(
             call.store.next_id("merge_request"),
             project.next_iid("merge_requests"),
             project.id,
             call.text("title") or "",
-            call.text("description", "") or "",
+            description,
             source,
             target,
             call.token.user,
         )
         call.store.merge_requests.append(item)
+        for action in actions:
+            if action.name == "merge":
+                item.state = "merged"
+            elif action.name == "close":
+                item.state = "closed"
+            elif action.name == "title" and action.argument:
+                item.title = action.argument
         return 201, entities.merge_request(call.store, item)
 
 

@@ -10,12 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from agent.tracker.gitlab.client import Client
+from agent.tracker.gitlab.inert_text import inert
 from agent.tracker.gitlab.records import Attrs, user_notes
 from common.schemas.issues import IssueNote
 
 
 class ProjectApi:
-    """One GitLab project, by numeric id."""
+    """One GitLab project, by numeric id.
+
+    Every description and note it sends goes through :func:`inert` first: this is the
+    one place text leaves for GitLab, so no line of it can run as a quick action.
+    """
 
     def __init__(self, client: Client, project_id: int) -> None:
         self.project = client.gl.projects.get(project_id, lazy=True)
@@ -27,7 +32,7 @@ class ProjectApi:
         return None
 
     def create_milestone(self, title: str, description: str) -> Attrs:
-        data = {"title": title, "description": description}
+        data = {"title": title, "description": inert(description)}
         return _attrs(self.project.milestones.create(data))
 
     def milestone_issues(self, milestone: str) -> list[Attrs]:
@@ -40,10 +45,10 @@ class ProjectApi:
         return _attrs(self.project.issues.get(iid))
 
     def create_issue(self, data: Attrs) -> Attrs:
-        return _attrs(self.project.issues.create(data))
+        return _attrs(self.project.issues.create(_inert_description(data)))
 
     def update_issue(self, iid: int, data: Attrs) -> Attrs:
-        return dict(self.project.issues.update(iid, data))
+        return dict(self.project.issues.update(iid, _inert_description(data)))
 
     def notes(self, iid: int) -> list[Attrs]:
         notes = self.project.issues.get(iid, lazy=True).notes
@@ -52,7 +57,7 @@ class ProjectApi:
         ]
 
     def create_note(self, iid: int, body: str) -> Attrs:
-        return _attrs(self.project.issues.get(iid, lazy=True).notes.create({"body": body}))
+        return _attrs(self.project.issues.get(iid, lazy=True).notes.create({"body": inert(body)}))
 
     def open_merge_request(self, source_branch: str) -> Attrs | None:
         found = self.project.mergerequests.list(
@@ -61,7 +66,7 @@ class ProjectApi:
         return _attrs(found[0]) if found else None
 
     def create_merge_request(self, data: Attrs) -> Attrs:
-        return _attrs(self.project.mergerequests.create(data))
+        return _attrs(self.project.mergerequests.create(_inert_description(data)))
 
     def branch(self, name: str) -> Attrs:
         return _attrs(self.project.branches.get(name))
@@ -91,3 +96,11 @@ class ProjectApi:
 def _attrs(item: Any) -> Attrs:
     found: Attrs = item.asdict()
     return found
+
+
+def _inert_description(data: Attrs) -> Attrs:
+    """``data`` with its description, if any, made :func:`inert`."""
+    description = data.get("description")
+    if not isinstance(description, str):
+        return data
+    return {**data, "description": inert(description)}
