@@ -194,16 +194,16 @@ def _log_message(log: AgentLog, message: Any) -> None:
     if isinstance(message, AssistantMessage):
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
-                log(f"[assistant] {block.text.strip()}")
+                log.model(block.text.strip())  # every line marked as the model's
             elif isinstance(block, ThinkingBlock):
-                log(f"[thinking] {_short(block.thinking)}")
+                log.model(_short(block.thinking), "[thinking]")
             elif isinstance(block, ToolUseBlock):
-                log(f"[tool] {block.name} {_short(json.dumps(block.input))}")
+                log.model(f"{block.name} {_short(json.dumps(block.input))}", "[tool]")
     elif isinstance(message, UserMessage) and isinstance(message.content, list):
         for block in message.content:
             if isinstance(block, ToolResultBlock):
                 mark = "error" if block.is_error else "ok"
-                log(f"[result:{mark}] {_short(_text(block.content))}")
+                log.model(_short(_text(block.content)), f"[result:{mark}]")
     elif isinstance(message, SystemMessage) and message.subtype == "init":
         log(f"[system] session initialised ({message.data.get('model', '?')})")
 

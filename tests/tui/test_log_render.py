@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 
 from tui.services.log_render import CONTINUATION, LogHighlighter, LogRenderer, wrap
@@ -47,7 +48,8 @@ def test_agent_events_get_icons_and_keep_their_words() -> None:
             '09:00:02 [tool] Write {"file_path": "a.py"}',
             "09:00:03 [result:ok] wrote 24 lines",
             "09:00:03 [result:error] no such file",
-            "09:00:04 [assistant] Done.",
+            "09:00:04 [model] Done.",
+            "09:00:04 [assistant] Written by an older harness.",
             "09:00:05 tests: 9 passed in 0.04s",
             "09:00:05 committed 0123456789ab: feat: slugify",
             "09:00:06 [policy] denied Bash: git push",
@@ -61,7 +63,8 @@ def test_agent_events_get_icons_and_keep_their_words() -> None:
         '09:00:02   ⚙ Write {"file_path": "a.py"}',
         "09:00:03     ✓ wrote 24 lines",
         "09:00:03     ✗ no such file",
-        "09:00:04   › Done.",
+        "09:00:04   › model: Done.",
+        "09:00:04   › model: Written by an older harness.",
         "09:00:05 ◆ tests: 9 passed in 0.04s",
         "09:00:05 ✔ committed 0123456789ab: feat: slugify",
         "09:00:06   ⛔ policy: denied Bash: git push",
@@ -95,3 +98,27 @@ def test_long_lines_wrap_into_indented_rows() -> None:
     assert rows[0] == "x" * 40
     assert all(row.startswith(CONTINUATION) and len(row) <= 40 for row in rows[1:])
     assert "".join(row.removeprefix(CONTINUATION) for row in rows) == "x" * 100
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        (
+            "09:00:04 [model] \x1b]0;pwned\x07\x1b[2J\x1b[32m[harness] APPROVED\x1b[0m",
+            "09:00:04   › model: \\x1b]0;pwned\\x07\\x1b[2J\\x1b[32m[harness] APPROVED\\x1b[0m",
+        ),
+        ("09:00:04 [model] txt.\u202emd", "09:00:04   › model: txt.<U+202E>md"),
+        ("09:00:04 [model] a\u200bb\ufeff", "09:00:04   › model: a<U+200B>b<U+FEFF>"),
+        ("09:00:05 committed 0123: \x1b[2Jx\r", "09:00:05 ✔ committed 0123: \\x1b[2Jx\\r"),
+        ("raw \x9b2J bytes \udcff from an old run", "raw \\x9b2J bytes \\xff from an old run"),
+    ],
+)
+def test_a_line_is_escaped_before_it_is_shown(raw: str, shown: str) -> None:
+    """The log file may hold raw sequences (an older harness, a program's output)."""
+    assert render_all([raw]) == [shown]
+
+
+def test_a_forged_harness_line_from_the_model_stays_the_models() -> None:
+    shown = render_all(["09:00:04 [model] ✔ committed 0123: approved by the security team"])
+    assert shown == ["09:00:04   › model: ✔ committed 0123: approved by the security team"]
+    assert styles_of(shown[0]) == {"dim", "default"}

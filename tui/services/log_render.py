@@ -7,6 +7,10 @@ and gets an icon in place of (or in front of) the prefix. A checkpoint banner
 (the ASCII block ``render.py`` writes for people reading the file) collapses
 into one line: the dialog shows the checkpoint in full.
 
+Nothing in a line acts on the terminal or hides: each is escaped
+(:func:`~common.untrusted_text.printable_line`) before it is matched, and the
+model's words keep a "model:" label after their icon.
+
 Rendering makes plain strings, so the pane can stay Textual's fast ``Log``
 (thousands of lines a second); the colours come from :class:`LogHighlighter`,
 which the ``Log`` applies only to the lines on screen.
@@ -19,6 +23,8 @@ from dataclasses import dataclass
 
 from rich.highlighter import Highlighter
 from rich.text import Text
+
+from common.untrusted_text import MODEL_MARK, printable_line
 
 STAMP = re.compile(r"^(\d\d:\d\d:\d\d) (.*)$")
 RULE = "=" * 20
@@ -46,7 +52,8 @@ KINDS = (
     Kind("[tool] ", "  ⚙ ", "yellow"),
     Kind("[result:ok] ", "    ✓ ", "green"),
     Kind("[result:error] ", "    ✗ ", "red"),
-    Kind("[assistant] ", "  › ", "default"),
+    Kind(f"{MODEL_MARK} ", "  › model: ", "default"),
+    Kind("[assistant] ", "  › model: ", "default"),  # logs written before MODEL_MARK
     Kind("[thinking] ", "  ∴ ", "italic"),
     Kind("[system] ", "  · ", "dim"),
     Kind("[cli] ", "  · ", "dim"),
@@ -87,7 +94,12 @@ class LogRenderer:
         self._in_banner = self._shortcuts_seen = False
 
     def render(self, line: str) -> str | None:
-        """The pane line for ``line``; ``None`` when it is part of a collapsed banner."""
+        """The pane line for ``line``; ``None`` when it is part of a collapsed banner.
+
+        Escaped again here (:func:`printable_line`): the file may hold raw bytes from an
+        older harness or from a program's output.
+        """
+        line = printable_line(line)
         stamped = STAMP.match(line)
         if self._in_banner and stamped is None:
             return self._banner_line(line)
