@@ -91,6 +91,9 @@ async def cmd_demo(args: argparse.Namespace) -> int:
 async def cmd_list(_args: argparse.Namespace) -> int:
     async with DaemonClient.connect() as client:
         agents = await client.list_agents()
+        refused = client.hello.refused_connections
+    if refused:
+        print(f"warning: {_refused_line(refused)}", file=sys.stderr)
     if not agents:
         print("no agents")
         return 0
@@ -219,6 +222,8 @@ async def cmd_daemon(args: argparse.Namespace) -> int:
             print("daemon is not running")
             return 1
         print(f"daemon running: pid {running.pid}, socket {running.socket}")
+        async with DaemonClient.connect() as client:
+            print(_refused_line(client.hello.refused_connections))
         return 0
     if args.action == "start":
         if running is not None:
@@ -241,6 +246,14 @@ async def cmd_daemon(args: argparse.Namespace) -> int:
 async def _agent(name: str) -> AgentInfo:
     async with DaemonClient.connect() as client:
         return await client.status(name)
+
+
+def _refused_line(count: int) -> str:
+    """The daemon's refusals (agent sandboxes, their processes, other users), for a person."""
+    return (
+        f"the daemon refused {count} connection{'s' if count != 1 else ''} from agent processes "
+        "or other users since it started (see daemon.log)"
+    )
 
 
 LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE'} {'PHASE':<20} SPEC"

@@ -19,7 +19,7 @@ _DEAD_STATES = frozenset({"Z", "X"})
 """Zombie and dead: the process has exited even if its pid is still listed."""
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(pid: int) -> list[str] | None:
     """Fields 3 onward of ``/proc/PID/stat``, or ``None`` when there is no such process.
 
     Field 2 (the command name) is in parentheses and may itself contain spaces
@@ -34,7 +34,7 @@ def _stat_fields(pid: int) -> list[str] | None:
 
 def start_ticks(pid: int) -> int | None:
     """The process's start time in clock ticks since boot, ``None`` when it does not exist."""
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return None if fields is None else int(fields[19])
 
 
@@ -58,7 +58,7 @@ def is_alive(pid: int | None, ticks: int | None) -> bool:
     """
     if pid is None:
         return False
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     if fields is None or fields[0] in _DEAD_STATES:
         return False
     return ticks is None or int(fields[19]) == ticks

@@ -1,8 +1,12 @@
 """The daemon's socket: NDJSON frames in, one reply (or a stream) out per request.
 
 Every connection is greeted with ``Hello``, once the kernel says the peer runs
-as the daemon's own uid (``SO_PEERCRED``); any other uid gets an ``ErrorReply``
-and the connection is closed. A broken request (not JSON, nested too deeply,
+as the daemon's own uid (``SO_PEERCRED``) and is a client, not a process of an
+agent: not in another PID or mount namespace than the daemon (every sandbox is),
+not descended from a supervised agent, not in an agent's session or process group
+(:mod:`agent.daemon.peer_rules`). Any other peer gets one ``ErrorReply``, the
+connection is closed, and the refusal is logged and counted (``Hello`` carries the
+count). A broken request (not JSON, nested too deeply,
 unknown type, failing the schema, longer than ``MAX_FRAME_BYTES``) is answered
 with an ``ErrorReply``; the connection and the daemon stay up.
 """
@@ -14,6 +18,7 @@ import contextlib
 import json
 import logging
 import os
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, assert_never
@@ -29,7 +34,8 @@ from agent.daemon.home import (
     read_status,
 )
 from agent.daemon.lifecycle import daemon_running
-from agent.daemon.peer import peer_uid
+from agent.daemon.peer import own_namespaces, peer_process, peer_uid
+from agent.daemon.peer_rules import REFUSAL_MESSAGE, refusal_reason
 from agent.daemon.supervisor import Supervisor
 from common.atomic import cleanup_orphans, write_model
 from common.errors import DaemonError, HarnessError
@@ -81,6 +87,13 @@ class DaemonServer:
         self._writers: set[asyncio.StreamWriter] = set()
         self._close_task: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
+        self._namespaces = own_namespaces()
+        self._refused = 0
+
+    @property
+    def refused_connections(self) -> int:
+        """Connections refused since the daemon started (another uid, or not a client)."""
+        return self._refused
 
     @property
     def socket_path(self) -> Path:
@@ -189,13 +202,12 @@ class DaemonServer:
         self._writers.add(writer)
         connection = _Connection(writer)
         try:
-            uid = peer_uid(writer.get_extra_info("socket"))
-            if uid != os.getuid():
-                log.warning("refused a connection from uid %s", uid)
-                message = f"refused: the daemon serves uid {os.getuid()} only, not uid {uid}"
-                await connection.send(ErrorReply(id=None, message=message))
+            refusal = self._refusal(writer.get_extra_info("socket"))
+            if refusal is not None:
+                self._refused += 1
+                await connection.send(ErrorReply(id=None, message=refusal))
                 return
-            await connection.send(Hello(daemon_pid=os.getpid()))
+            await connection.send(Hello(daemon_pid=os.getpid(), refused_connections=self._refused))
             while (line := await self._next_line(reader, connection)) is not None:
                 if line.strip():
                     await self._answer(line, connection)
@@ -212,6 +224,33 @@ class DaemonServer:
             self._writers.discard(writer)
             self._connections.discard(task)
             writer.close()
+
+    def _refusal(self, sock: socket.socket | None) -> str | None:
+        """What to tell a peer that may not be served (logged here), ``None`` for a client.
+
+        Runs before anything is read from the peer, on the event loop: a few small
+        ``/proc`` reads (see :mod:`agent.daemon.peer`).
+        """
+        uid = peer_uid(sock)
+        if uid != os.getuid():
+            log.warning("refused a connection from uid %s", uid)
+            return f"refused: the daemon serves uid {os.getuid()} only, not uid {uid}"
+        try:
+            peer = peer_process(sock)
+        except (OSError, ValueError) as e:  # /proc said something unexpected: fail closed
+            log.warning("could not read a peer's process: %s", e)
+            peer = None
+        reason = refusal_reason(self._namespaces, peer, self._supervisor.agent_processes())
+        if reason is None:
+            return None
+        log.warning(
+            "refused a connection from pid %s (%s): %s; refused so far: %d",
+            peer.pid if peer else "?",
+            _command_name(peer.pid) if peer else "?",
+            reason,
+            self._refused + 1,
+        )
+        return REFUSAL_MESSAGE
 
     async def _next_line(
         self, reader: asyncio.StreamReader, connection: _Connection
@@ -314,6 +353,15 @@ class _Connection:
         if transport.get_write_buffer_size() > MAX_UNREAD_BYTES:
             log.warning("subscriber left %d bytes unread; dropping it", MAX_UNREAD_BYTES)
             transport.abort()
+
+
+def _command_name(pid: int) -> str:
+    """The process's name as the log may show it: escaped, since a process picks its own."""
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text().rstrip("\n")
+    except OSError:
+        return "exited"
+    return ascii(name)
 
 
 def _parse(line: bytes) -> Request | ErrorReply:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.daemon.agent_view import build_agent_info
+from agent.daemon.peer_rules import AgentProcess
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
 from agent.daemon.watcher import FolderWatcher
@@ -141,6 +142,18 @@ class Supervisor:
         """Call ``listener`` on every change; returns the function that unsubscribes it."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def agent_processes(self) -> list[AgentProcess]:
+        """The live agents' processes: what a client connection must not come from.
+
+        Only live ones: a dead agent's pid may belong to an unrelated process by now
+        (its start time tells, but a session or group id carries none).
+        """
+        return [
+            AgentProcess(name=record.name, pid=record.pid, start_ticks=record.pid_start_ticks)
+            for record in self._registry.records
+            if record.pid is not None and self._is_alive(record)
+        ]
 
     # --- commands --------------------------------------------------------------------
 

@@ -149,6 +149,9 @@ class Hello(StrictModel):
     type: Literal["hello"] = "hello"
     protocol_version: int = PROTOCOL_VERSION
     daemon_pid: int
+    refused_connections: int = 0
+    """Connections the daemon refused since it started: another uid, or a process of an
+    agent (its sandbox, its commands); ``daemon.log`` says which and why."""
     final: bool = False
 
 

@@ -11,6 +11,10 @@ workspace, so each test picks a behaviour by naming its spec file's content:
 - ``stubborn``: like ``idle``, but ignores SIGTERM.
 - ``crash``: exit with status 3 and no exit file.
 - ``corrupt``: write a broken ``.agent_state.json``, then wait.
+- ``intruder``: first runs ``intruder.py`` (a hostile client of the daemon's socket) as
+  its child, output in ``intruder.out`` of the workspace, then idles; ``orphan-intruder``:
+  the same, but the intruder leaves its parent first (reparented, still in the agent's
+  session). Either way the phase is written once ``intruder.out`` exists.
 - ``fail``: fail in ``coding`` (state FAILED, exit file ``failed``, status 1);
   started with ``--resume``, apply the real resume rule to its state and idle.
 
@@ -31,6 +35,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import FrameType
 from typing import Literal
@@ -39,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent.core.phases import advance, resume_after_failure
 from common.atomic import read_model, write_bytes_atomic, write_model
-from common.paths import WorkspaceFiles
+from common.paths import WorkspaceFiles, socket_path
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
     CheckpointFile,
@@ -71,6 +76,8 @@ def main(workspace: Path, secrets: dict[str, str], resume: bool = False) -> int:
         return 1
     if mode == "corrupt":
         write_bytes_atomic(files.state, b"{not json")
+    if mode in ("intruder", "orphan-intruder"):
+        _run_intruder(workspace / "intruder.out", orphan=mode == "orphan-intruder")
     if mode == "family":
         sleeper = subprocess.Popen(["sleep", "1000"])
         (workspace / "grandchild.pid").write_text(str(sleeper.pid))
@@ -99,6 +106,16 @@ def main(workspace: Path, secrets: dict[str, str], resume: bool = False) -> int:
         write_model(files.state, AgentState(phase=Phase.CODING))  # "ready for signals"
     while True:
         signal.pause()
+
+
+def _run_intruder(out: Path, *, orphan: bool) -> None:
+    """Run the hostile client as a descendant of this agent; return once it has answered."""
+    intruder = Path(__file__).with_name("intruder.py")
+    argv = [sys.executable, str(intruder), str(socket_path()), "--out", str(out)]
+    subprocess.run([*argv, "--orphan"] if orphan else argv, check=True, timeout=30)
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:  # the orphan finishes on its own
+        time.sleep(0.02)
 
 
 def _checkpoint() -> IssueSelectionCheckpoint:
