@@ -1,8 +1,14 @@
-"""Following an agent: its log file as it grows, and its status until it ends."""
+"""Following an agent: its log file as it grows, and its status until it ends.
+
+What is printed is escaped (:mod:`common.untrusted_text`) as it is read, whatever the
+file holds: a log written by an older harness, or raw bytes a program printed, cannot
+drive the person's terminal.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import sys
 from collections.abc import Awaitable
@@ -15,6 +21,7 @@ from agent.daemon.client import DaemonClient
 from common.schemas.agent_state import Phase
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
+from common.untrusted_text import printable, printable_bytes, printable_line
 
 FINISHED = frozenset({AgentStatus.DONE, AgentStatus.FAILED, AgentStatus.STOPPED})
 CHUNK = 1 << 16
@@ -26,26 +33,29 @@ class LogTail:
     def __init__(self, path: Path, offset: int = 0) -> None:
         self.path = path
         self.offset = offset
+        # A character cut in two by a read waits for its second half, not escaped as bytes.
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
 
     def read_new(self) -> str:
-        """Everything appended since the last call (decoded leniently)."""
+        """Everything appended since the last call, decoded leniently and escaped."""
         try:
             size = self.path.stat().st_size
         except FileNotFoundError:
             return ""
         if size < self.offset:
             self.offset = 0
+            self._decoder.reset()
         if size == self.offset:
             return ""
         with self.path.open("rb") as handle:
             handle.seek(self.offset)
             data = handle.read(size - self.offset)
         self.offset += len(data)
-        return data.decode(errors="replace")
+        return printable(self._decoder.decode(data))
 
 
 def last_lines(path: Path, count: int, block: int = CHUNK) -> tuple[str, int]:
-    """The last ``count`` lines of ``path`` and the file's size when they were read.
+    """The last ``count`` lines of ``path`` (escaped) and the file's size when they were read.
 
     The file is read backwards in blocks of ``block`` bytes until ``count`` line ends
     are seen, so memory follows the lines asked for, not the file (a 1 GB log costs
@@ -75,7 +85,7 @@ def last_lines(path: Path, count: int, block: int = CHUNK) -> tuple[str, int]:
     if ends_with_newline:
         lines.pop()
     text = b"\n".join(lines[-count:]) + (b"\n" if ends_with_newline and lines else b"")
-    return text.decode(errors="replace"), end
+    return printable_bytes(text), end
 
 
 async def follow_log(
@@ -146,5 +156,5 @@ def _report(previous: AgentInfo | None, info: AgentInfo, out: TextIO) -> None:
         )
     if info.reason:
         line += f" — {info.reason}"
-    out.write(line + "\n")
+    out.write(printable_line(line) + "\n")
     out.flush()

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.control import answer, eval_command, follow, trace_commands
 from agent.control.launch import start_agents
+from agent.control.printable_output import printable_output
 from agent.control.specs import parse_specs
 from agent.core import security_counts
 from agent.core.policy import PolicyContext, judge_command
@@ -31,6 +32,7 @@ from common.schemas.base import utc_now
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from common.secrets import hide_secrets_from_proc
+from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.render import render_checkpoint
 
@@ -51,13 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.started = started
     command: Command = args.command
-    try:
-        return asyncio.run(command(args))
-    except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    with printable_output():  # what a command prints may quote the model: escaped
+        try:
+            return asyncio.run(command(args))
+        except HarnessError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 130
 
 
 # --- commands ---------------------------------------------------------------------------
@@ -110,7 +113,7 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  project:   {info.project_dir}")
     print(f"  workspace: {info.workspace}")
     print(f"  log:       {info.log_file}")
-    exit_line = info.exit_state.value + (f" ({info.reason})" if info.reason else "")
+    exit_line = info.exit_state.value + (f" ({printable_line(info.reason)})" if info.reason else "")
     print(f"  exit:      {exit_line}")
     if info.set_aside:
         print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")

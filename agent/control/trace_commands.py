@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -56,8 +57,9 @@ async def cmd_trace(args: argparse.Namespace) -> int:
     if args.session is not None and not events:
         raise TraceError(f"{args.agent}'s trace has no session {args.session}")
     if args.json:
-        for event in events:
-            sys.stdout.write(event.model_dump_json() + "\n")
+        for event in events:  # ASCII only: a string's bidi or C1 character is a \u escape
+            data = event.model_dump(mode="json")
+            sys.stdout.write(json.dumps(data, ensure_ascii=True, separators=(",", ":")) + "\n")
     else:
         sys.stdout.write(trace_view.render(events))
     return 0

@@ -2,7 +2,9 @@
 
 Pure rendering: one line per event (tool results and allows folded into their
 call's line), each session headed by its label and closed by its figures, and
-the totals of the whole trace (or of one session) at the end.
+the totals of the whole trace (or of one session) at the end. Each line is escaped
+(:func:`~common.untrusted_text.printable_line`): tool inputs, commit subjects, gate
+summaries and reasons quote what the model wrote, and stay on their one line.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from common.schemas.trace import (
     ToolResult,
     TraceEvent,
 )
+from common.untrusted_text import printable_line
 
 _WIDTH = 100
 
@@ -82,7 +85,7 @@ def render(events: Sequence[TraceEvent]) -> str:
     for event in events:
         line = _line(event, results)
         if line is not None:
-            lines.append(line)
+            lines.append(printable_line(line))
     sums = totals(events)
     lines.append(
         f"total: {sums.sessions} session(s), {sums.requests} request(s), "

@@ -1,4 +1,12 @@
-"""A checkpoint as text, in the seed's output format (for logs and the CLI)."""
+"""A checkpoint as text, in the seed's output format (for logs and the CLI).
+
+A person decides on this text, and much of it the model wrote (issue titles, file
+names, its summary, its claim, the merge request). Every value is escaped
+(:mod:`common.untrusted_text`): one-line values stay on their line, and the model's
+prose (its summary, its claim, the merge request's description) is a block whose
+every line starts with :data:`~common.untrusted_text.MODEL_MARK`, so nothing the model
+wrote can draw, clear or colour the screen, or pass for the harness's own lines.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
     SpecToIssuesCheckpoint,
 )
+from common.untrusted_text import marked_lines, printable, printable_line
 
 RULE = "=" * 64
 BOX_WIDTH = 61
@@ -23,10 +32,11 @@ BOX_WIDTH = 61
 
 def render_checkpoint(checkpoint: Checkpoint) -> str:
     """WHAT HAPPENED, the context details, IF APPROVED / IF REJECTED, and the shortcuts."""
-    lines = [RULE, f"HITL CHECKPOINT: {checkpoint.type.value.upper()}  ({checkpoint.id})", RULE]
+    title = f"HITL CHECKPOINT: {checkpoint.type.value.upper()}  ({_one(checkpoint.id)})"
+    lines = [RULE, title, RULE]
     lines += ["", "WHAT HAPPENED:"]
-    lines += [f"  ✓ {item}" for item in checkpoint.what_happened]
-    lines += [f"  → {checkpoint.to_decide}", ""]
+    lines += [f"  ✓ {_one(item)}" for item in checkpoint.what_happened]
+    lines += [f"  → {_one(checkpoint.to_decide)}", ""]
     lines += context_lines(checkpoint)
     lines += ["", *_box(checkpoint.if_approved, checkpoint.if_rejected), "", RULE]
     lines += ["  TUI SHORTCUTS:", "    [Y] or [1]  →  APPROVE"]
@@ -37,8 +47,18 @@ def render_checkpoint(checkpoint: Checkpoint) -> str:
     lines.append(RULE)
     if checkpoint.decision is not None:
         verdict = "APPROVED" if checkpoint.decision.approved else "REJECTED"
-        lines.append(f"DECISION: {verdict} by {checkpoint.decision.decided_by}")
-    return "\n".join(lines)
+        lines.append(f"DECISION: {verdict} by {_one(checkpoint.decision.decided_by)}")
+    return printable("\n".join(lines))  # the net under the escaping of each value
+
+
+def _one(value: object) -> str:
+    """A value shown inside one line: escaped, ``\\n`` too."""
+    return printable_line(str(value))
+
+
+def _model_block(label: str, text: str) -> list[str]:
+    """The model's prose under ``label``, every line marked as the model's."""
+    return [f"{label} (the model's words):", *(f"  {line}" for line in marked_lines(text))]
 
 
 def context_lines(checkpoint: Checkpoint) -> list[str]:
@@ -46,80 +66,83 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
     match checkpoint:
         case ProjectVerificationCheckpoint(context=c):
             out = [
-                f"Project:        {c.project_dir}",
-                f"Branch:         {c.current_branch} (target {c.target_branch})",
-                f"Feature branch: {c.feature_branch}",
-                f"HEAD:           {c.head_commit[:12]}",
-                f"Tracker:        {c.tracker}",
-                f"Test command:   {c.test_command or '(none detected)'}",
+                f"Project:        {_one(c.project_dir)}",
+                f"Branch:         {_one(c.current_branch)} (target {_one(c.target_branch)})",
+                f"Feature branch: {_one(c.feature_branch)}",
+                f"HEAD:           {_one(c.head_commit[:12])}",
+                f"Tracker:        {_one(c.tracker)}",
+                f"Test command:   {_one(c.test_command or '(none detected)')}",
             ]
             if c.baseline_tests is not None:
-                out.append(f"Baseline tests: {c.baseline_tests.summary}")
+                out.append(f"Baseline tests: {_one(c.baseline_tests.summary)}")
             for name, run in c.quality_checks.items():
-                verdict = "passes" if run.passed else f"fails ({run.summary})"
-                out.append(f"Check {name}: `{run.command}` {verdict}")
-            out += [f"Warning: {w}" for w in c.warnings]
+                verdict = "passes" if run.passed else f"fails ({_one(run.summary)})"
+                out.append(f"Check {_one(name)}: `{_one(run.command)}` {verdict}")
+            out += [f"Warning: {_one(w)}" for w in c.warnings]
             return out
         case SpecToIssuesCheckpoint(context=c):
             out = [f"Proposed issues (attempt {c.attempt}):"]
             for position, issue in enumerate(c.issues, start=1):
                 star = " *" if position in c.recommended_enrichment else ""
-                out.append(f"  {position}. {issue.title}{star}")
+                out.append(f"  {position}. {_one(issue.title)}{star}")
             if c.recommended_enrichment:
                 out.append("  (* recommended for enrichment)")
             if c.feedback:
-                out.append(f"Previous feedback: {c.feedback}")
+                out.append(f"Previous feedback: {_one(c.feedback)}")
             return out
         case IssueEnrichmentCheckpoint(context=c):
             out = ["Issues:"]
             for ref in c.issues:
                 mark = "[x]" if ref.iid in c.recommended else "[ ]"
-                out.append(f"  {mark} #{ref.iid} {ref.title}")
+                out.append(f"  {mark} #{ref.iid} {_one(ref.title)}")
             return out
         case RegressionApprovalCheckpoint(context=c):
             where = (
-                f"Issue #{c.issue_iid}: {c.issue_title}"
+                f"Issue #{c.issue_iid}: {_one(c.issue_title)}"
                 if c.issue_iid is not None
                 else "Before the merge request (every issue done)"
             )
             out = [where, "Newly failing:"]
-            out += [f"  ✗ {name}" for name in c.newly_failing]
+            out += [f"  ✗ {_one(name)}" for name in c.newly_failing]
             out.append(f"Actions: {', '.join(a.value for a in c.actions)}")
             return out
         case IssueSelectionCheckpoint(context=c):
             out = [f"Open issues ({c.closed_count} closed so far):"]
             for ref in c.open_issues:
                 star = "  ← recommended" if ref.iid == c.recommended_iid else ""
-                out.append(f"  #{ref.iid} {ref.title}{star}")
+                out.append(f"  #{ref.iid} {_one(ref.title)}{star}")
             return out
         case IssueClosureCheckpoint(context=c):
             out = [
-                f"Issue #{c.issue_iid}: {c.issue_title}",
-                f"Commit: {c.commit_sha[:12]} {c.commit_message.splitlines()[0]}",
-                f"Files: {', '.join(c.files_changed)}",
+                f"Issue #{c.issue_iid}: {_one(c.issue_title)}",
+                f"Commit: {_one(c.commit_sha[:12])} {_one(_first_line(c.commit_message))}",
+                f"Files: {', '.join(_one(name) for name in c.files_changed)}",
             ]
             if c.test_run is not None:
-                out.append(f"Tests: {c.test_run.summary}")
+                out.append(f"Tests: {_one(c.test_run.summary)}")
             for name, run in c.checks.items():
-                out.append(f"Check {name}: `{run.command}` {'passes' if run.passed else 'fails'}")
+                verdict = "passes" if run.passed else "fails"
+                out.append(f"Check {_one(name)}: `{_one(run.command)}` {verdict}")
             if c.model_summary:
-                out.append(f"Summary: {c.model_summary}")
+                out += _model_block("Summary", c.model_summary)
             for refusal in c.gate_refusals:
                 out.append(
                     f"Refused by the harness's test gate (session {refusal.session}): "
-                    f"{refusal.test_run.summary}; failing: {', '.join(refusal.failing)}"
+                    f"{_one(refusal.test_run.summary)}; "
+                    f"failing: {', '.join(_one(name) for name in refusal.failing)}"
                 )
-                out.append(f"  the model had claimed: {refusal.claim}")
+                out += [f"  {line}" for line in _model_block("The claim", refusal.claim)]
+            out += [f"Not committed by the harness: {line}" for line in c.kept_out]
             return out
         case MrPhaseTransitionCheckpoint(context=c):
             out = [f"Closed issues: {len(c.closed_issues)}, open: {len(c.open_issues)}"]
             if c.test_run is not None:
-                out.append(f"Final tests: {c.test_run.summary}")
+                out.append(f"Final tests: {_one(c.test_run.summary)}")
             if c.skip_mr_creation:
                 out.append("skip_mr_creation: the run stops on the feature branch")
             return out
         case BudgetReachedCheckpoint(context=c):
-            out = [f"Reached: {line}" for line in c.reached]
+            out = [f"Reached: {_one(line)}" for line in c.reached]
             out.append(f"Spent: {c.spend.line()}")
             out += [f"  #{iid}: {spend.line()}" for iid, spend in sorted(c.issue_spend.items())]
             if c.current_issue is not None:
@@ -128,18 +151,23 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             return out
         case MrReviewCheckpoint(context=c):
             return [
-                f"Title: {c.title}",
-                f"{c.source_branch} → {c.target_branch}, {len(c.commits)} commit(s)",
+                f"Title (the model's words): {_one(c.title)}",
+                f"{_one(c.source_branch)} → {_one(c.target_branch)}, {len(c.commits)} commit(s)",
                 "",
-                c.description,
+                *_model_block("Description", c.description),
             ]
     return []
+
+
+def _first_line(text: str) -> str:
+    lines = text.splitlines()
+    return lines[0] if lines else ""
 
 
 def _box(approved: str, rejected: str) -> list[str]:
     def wrapped(text: str) -> list[str]:
         return textwrap.wrap(
-            f"→ {text}", BOX_WIDTH - 4, initial_indent="   ", subsequent_indent="     "
+            f"→ {_one(text)}", BOX_WIDTH - 4, initial_indent="   ", subsequent_indent="     "
         )
 
     inner = [" IF APPROVED:", *wrapped(approved), "", " IF REJECTED:", *wrapped(rejected)]

@@ -93,3 +93,37 @@ async def test_follow_reports_a_lost_daemon(tmp_path: Path) -> None:
 
     with pytest.raises(ConnectionError):
         await asyncio.wait_for(follow_log(log, daemon_gone(), io.StringIO()), 5)
+
+
+HOSTILE = b"\x1b]0;pwned\x07\x1b[2J\x1b[32m[harness] APPROVED\x1b[0m \xe2\x80\xae \xff\r\n"
+HOSTILE_SHOWN = "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[32m[harness] APPROVED\\x1b[0m <U+202E> \\xff\\r\n"
+
+
+def test_the_tail_is_escaped_whatever_the_file_holds(tmp_path: Path) -> None:
+    """Raw bytes from an older harness or a program's output never reach the terminal."""
+    log = tmp_path / "agent.log"
+    log.write_bytes(b"09:00:00 ok\n" + HOSTILE)
+    text, _ = last_lines(log, 1)
+    assert text == HOSTILE_SHOWN
+
+
+async def test_follow_escapes_what_is_appended_even_a_character_cut_in_two(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "logs" / "agent.log"
+    log.parent.mkdir()
+    log.write_bytes(b"")
+    agent_ended = asyncio.get_running_loop().create_future()
+    out = io.StringIO()
+
+    following = asyncio.create_task(follow_log(log, agent_ended, out))
+    await asyncio.sleep(0.2)
+    with log.open("ab") as handle:
+        handle.write(HOSTILE + b"caf\xc3")  # é cut after its first byte
+    await asyncio.sleep(0.3)
+    with log.open("ab") as handle:
+        handle.write(b"\xa9\n")
+    agent_ended.set_result(None)
+    await asyncio.wait_for(following, 5)
+
+    assert out.getvalue() == HOSTILE_SHOWN + "café\n"
