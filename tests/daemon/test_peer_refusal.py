@@ -71,15 +71,32 @@ def _assert_refused(lines: list[str]) -> None:
 
 
 def _bwrap(*command: str) -> list[str]:
+    """The least a sandbox can be: a PID namespace (and bwrap's mount namespace)."""
     assert BWRAP is not None
     sandbox = [str(BWRAP), "--unshare-pid", "--unshare-user-try", "--die-with-parent"]
     return [*sandbox, "--dev-bind", "/", "/", "--proc", "/proc", *command]
+
+
+def _session_like_bwrap(*command: str) -> list[str]:
+    """A session's sandbox (every namespace, no capability, a new session, a read-only
+    world) with the one mistake of the red team's ``.pth``: the daemon's folder bound in."""
+    assert BWRAP is not None
+    home = os.environ["HARNESS_HOME"]
+    sandbox = [str(BWRAP), "--unshare-all", "--cap-drop", "ALL", "--die-with-parent"]
+    sandbox += ["--new-session", "--ro-bind", "/", "/", "--bind", home, home]
+    return [*sandbox, "--proc", "/proc", "--dev", "/dev", *command]
 
 
 @pytest.mark.parametrize(
     ("wrapper", "rule"),
     [
         pytest.param(_bwrap, "another PID namespace", marks=needs_bwrap, id="bubblewrap"),
+        pytest.param(
+            _session_like_bwrap,
+            "another PID namespace",
+            marks=needs_bwrap,
+            id="session-sandbox-with-the-socket-bound",
+        ),
         pytest.param(
             lambda *c: ["unshare", "--mount", *c],
             "another mount namespace",
