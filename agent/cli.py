@@ -40,6 +40,8 @@ from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.sandbox import layout as sandbox_layout
+from agent.sandbox.protected import ProtectedPlaces
 from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
@@ -138,6 +140,7 @@ async def run_agent(
     *,
     resume: bool = False,
     decision_key: bytes | None = None,
+    places: ProtectedPlaces | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
@@ -145,7 +148,8 @@ async def run_agent(
     credentials (for the model proxy alone). With ``resume`` (``harness resume``), a
     failed run gets a fresh chance in the phase it failed in (see
     :func:`agent.core.phases.resume_after_failure`). ``decision_key`` is the key read
-    at start (default: read now from ``HARNESS_HOME``).
+    at start (default: read now from ``HARNESS_HOME``); ``places`` the sandbox's deny
+    list, taken at start too (default: from the environment now).
     """
     secrets = secrets or {}
     key = decision_key if decision_key is not None else decision_mac.load_key()
@@ -157,6 +161,19 @@ async def run_agent(
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
     bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
+    places = places or ProtectedPlaces.of_this_process()
+    if bwrap is not None:
+        layout = sandbox_layout.at_start(
+            state.sandbox_layout,
+            state.phase is Phase.PROJECT_VERIFICATION,
+            info.spec.project_dir,
+            places,
+            network=info.spec.sandbox_network,
+            log=log,
+        )
+        if layout != state.sandbox_layout:
+            state = state.model_validate({**state.model_dump(), "sandbox_layout": layout})
+            write_model(files.state, state)
     secrecy = Secrecy(
         files, [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
     )
@@ -170,7 +187,7 @@ async def run_agent(
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
         return await _run(
-            files, info, state, tracker, project_env, log, credentials, key, secrecy, bwrap
+            files, info, state, tracker, project_env, log, credentials, key, secrecy, bwrap, places
         )
 
 
@@ -185,10 +202,11 @@ async def _run(
     key: bytes,
     secrecy: Secrecy,
     bwrap: Path | None,
+    places: ProtectedPlaces,
 ) -> tuple[Outcome, str]:
     async with (
         model_environment(info.spec, log, credentials) as access,
-        session_launch(info.spec, bwrap, access.env, log) as launch,
+        session_launch(info.spec, bwrap, access.env, log, state.sandbox_layout, places) as launch,
     ):
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
@@ -219,6 +237,7 @@ async def _run(
             decision_key=key,
             secrecy=secrecy,
             command_wrap=launch.wrap,
+            layout_keeper=launch.keeper,
         )
         return await run_to_end(run)
 
@@ -250,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         secrets = collect_secrets(args.secrets_fds, os.environ)
         # Read once, held in memory: the sessions this agent starts never need HARNESS_HOME.
         key = decision_mac.load_key()
+        # Taken before HARNESS_HOME leaves the environment: no sandbox may ever show it.
+        places = ProtectedPlaces.of_this_process(os.environ)
     except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
@@ -259,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(cleaned)
     cleanup_orphans(files.root)
     outcome, reason = asyncio.run(
-        _supervised(files, log, secrets, resume=args.resume, decision_key=key)
+        _supervised(files, log, secrets, resume=args.resume, decision_key=key, places=places)
     )
     return _ended(files, log, outcome, reason)
 
@@ -283,6 +304,7 @@ async def _supervised(
     *,
     resume: bool,
     decision_key: bytes | None = None,
+    places: ProtectedPlaces | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -291,7 +313,9 @@ async def _supervised(
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, task.cancel)
     try:
-        return await run_agent(files, log, secrets, resume=resume, decision_key=decision_key)
+        return await run_agent(
+            files, log, secrets, resume=resume, decision_key=decision_key, places=places
+        )
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"
     except HarnessError as e:

@@ -1,11 +1,13 @@
-"""Repository integrity: ``.git/config`` and the branches stay as the harness left them.
+"""Repository integrity: ``.git/config``, the branches and the sandbox layout stay as recorded.
 
-At project_verification the harness records ``.git/config`` and where the target
-branch points. After every session, before issue_closure and before the merge
-request is pushed, :func:`guard` compares: a changed config (a new hook path, an
-``insteadOf``, a filter…), a harness commit no longer on the feature branch, or a
-moved target branch stops the run at a checkpoint that shows what moved. Nothing
-is pushed or opened meanwhile.
+At project_verification the harness records ``.git/config``, where the target
+branch points and the sandbox layout (the folders the project's venv needs, see
+:mod:`agent.sandbox.layout`). Before and after every session, before issue_closure
+and before the merge request is pushed, :func:`guard` compares: a changed config (a
+new hook path, an ``insteadOf``, a filter…), a harness commit no longer on the
+feature branch, a moved target branch, or a venv that now asks for other folders
+stops the run at a checkpoint that shows what moved. Nothing is pushed or opened
+meanwhile, and the sandbox keeps the recorded layout until a person approves.
 
 The checkpoint reuses the project_verification type (its ``warnings`` carry the
 difference): it asks the same question, "go on with this repository as it is
@@ -18,6 +20,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.sandbox import layout
 from common.errors import GitError
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -113,16 +116,36 @@ def problems(run: Run) -> list[str]:
             state.target_head,
         )
     )
+    found.extend(layout_changes(run))
     return found
 
 
+def layout_changes(run: Run) -> list[str]:
+    """How the sandbox layout the project asks for now differs from the recorded one."""
+    keeper, recorded = run.layout_keeper, run.state.sandbox_layout
+    if keeper is None or recorded is None:
+        return []
+    changes = layout.diff(recorded, keeper.now())
+    if not changes:
+        return []
+    return [
+        "the sandbox layout the project's venv asks for changed (the sandbox keeps the "
+        "recorded one until you approve):",
+        *(f"    {line}" for line in changes),
+    ]
+
+
 def record(run: Run) -> dict[str, object]:
-    """State changes that record the repository as it is now (config and target head)."""
+    """State changes that record the repository as it is now (config, target head and
+    the sandbox layout, checked against the deny list as it is resolved)."""
     project = run.spec.project_dir
-    return {
+    changes: dict[str, object] = {
         "git_config": config_text(project),
         "target_head": head_of(project, run.spec.target_branch),
     }
+    if run.layout_keeper is not None:
+        changes["sandbox_layout"] = run.layout_keeper.now()
+    return changes
 
 
 async def guard(run: Run, where: str) -> None:
@@ -177,3 +200,8 @@ async def guard(run: Run, where: str) -> None:
         ],
         dismissed_checkpoints=[*run.state.dismissed_checkpoints, checkpoint.id],
     )
+    approved_layout = run.state.sandbox_layout
+    if run.layout_keeper is not None and approved_layout is not None:
+        run.layout_keeper.apply(approved_layout)  # checked against the deny list again
+        for note in approved_layout.left_out:
+            run.log(f"sandbox: left out {note}")

@@ -11,7 +11,7 @@ import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent.core import gates, integrity, phases, prompts, trace
 from agent.core.gates import CommandWrap
@@ -38,6 +38,9 @@ from common.workspace import checkpoints, git
 from common.workspace.decisions import default_decision
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import load_info
+
+if TYPE_CHECKING:
+    from agent.sandbox.layout import LayoutKeeper
 
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
@@ -76,6 +79,9 @@ class Run:
     command_wrap: CommandWrap | None = None
     """Puts the project's test command in the sessions' sandbox (it runs code the model
     wrote); ``None`` when the spec turns the sandbox off."""
+    layout_keeper: LayoutKeeper | None = None
+    """The sandbox layout now and how to apply an approved one (``None``: unsandboxed);
+    :mod:`agent.core.integrity` compares it with the recorded layout."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -272,6 +278,8 @@ class Run:
         another attempt cannot mend (a refused key) is raised at once; the error
         raised is the session's own, with the number of attempts, never wrapped.
         """
+        # A resumed run, or one whose venv moved since: the recorded sandbox layout stands.
+        await integrity.guard(self, f"before session {label}")
         system = prompts.render("system")
         values.setdefault(
             "feedback", prompts.feedback_block(self.state.feedback, self.state.feedback_source)

@@ -21,24 +21,26 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import claude_agent_sdk
 
-from agent.core.project_env import project_venv
 from agent.sandbox.bridge import UnixBridge
+from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
+from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces
 from common.errors import SandboxError
 from common.paths import WORKSPACE_ROOT_NAME
+from common.schemas.sandbox_layout import SandboxLayout
 
 RELAY = Path(__file__).with_name("relay.py")
 _BASE_URL = "ANTHROPIC_BASE_URL"
 
 
-@dataclass(frozen=True)
+@dataclass
 class SessionSandbox:
     """What the sessions are given: the CLI to start and the variables to set."""
 
@@ -48,11 +50,20 @@ class SessionSandbox:
     """The CLI's model variables, with the base URL as seen from inside."""
     plan: SandboxPlan
     bwrap: Path
+    places: ProtectedPlaces
+    log: Callable[[str], None]
 
     def wrap(self, command: Sequence[str]) -> list[str]:
         """``command`` in the same layout without the model endpoint: for the test gates,
         which run code the model wrote."""
         return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
+
+    def use_layout(self, layout: SandboxLayout) -> None:
+        """Show ``layout``'s folders (checked again) from the next session and test gate on:
+        a person approved it at a checkpoint."""
+        read_only = extra_read_only(self.plan.project_dir, layout, self.places, self.log)
+        self.plan = replace(self.plan, read_only=read_only)
+        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
 
 
 def bundled_cli() -> Path:
@@ -86,51 +97,28 @@ def git_paths(project_dir: Path) -> tuple[Path, ...]:
     return tuple(paths)
 
 
-def extra_read_only(project_dir: Path) -> tuple[Path, ...]:
+def extra_read_only(
+    project_dir: Path,
+    layout: SandboxLayout | None,
+    places: ProtectedPlaces,
+    log: Callable[[str], None],
+) -> tuple[Path, ...]:
     """Folders outside the system ones the session needs to read.
 
-    The relay's interpreter, and for a project venv its target (the demo's is a
-    symlink into an environment cache), the interpreter it was made from and the
-    folders its ``.pth`` files add to ``sys.path`` (editable installs, shared
-    site-packages): the project declared those as its own.
+    The relay's interpreter (the harness's own), and the folders of the layout
+    recorded at project_verification, each checked again against the deny list:
+    nothing is read from the project's files here, so nothing the model wrote since
+    adds a mount (see :mod:`agent.sandbox.layout`).
     """
-    wanted = [Path(sys.base_prefix).resolve()]
-    venv = project_venv(project_dir)
-    if venv is not None:
-        target = venv.resolve()
-        wanted.append(target)
-        home = _venv_home(target)
-        if home is not None:
-            wanted.append(home.parent.resolve())
-        wanted += _pth_folders(target)
+    recorded, left_out = recheck(layout.read_only if layout else (), project_dir, places)
+    for note in left_out:
+        log(f"sandbox: left out {note}")
     kept: list[Path] = []
-    for path in wanted:
-        covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS), *kept]
-        if path.is_dir() and not any(path == c or c in path.parents for c in covered):
+    covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS)]
+    for path in [Path(sys.base_prefix).resolve(), *recorded]:
+        if path.is_dir() and not any(path == c or c in path.parents for c in [*covered, *kept]):
             kept.append(path)
     return tuple(kept)
-
-
-def _pth_folders(venv: Path) -> list[Path]:
-    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)."""
-    found = []
-    for pth in sorted(venv.glob("lib/python*/site-packages/*.pth")):
-        for line in pth.read_text(errors="replace").splitlines():
-            entry = line.strip()
-            if entry.startswith("/") and Path(entry).is_dir():
-                found.append(Path(entry).resolve())
-    return found
-
-
-def _venv_home(venv: Path) -> Path | None:
-    config = venv / "pyvenv.cfg"
-    if not config.is_file():
-        return None
-    for line in config.read_text().splitlines():
-        key, _, value = line.partition("=")
-        if key.strip() == "home" and value.strip():
-            return Path(value.strip())
-    return None
 
 
 def inside_url(base_url: str, port: int) -> str:
@@ -146,14 +134,20 @@ async def session_sandbox(
     model_env: Mapping[str, str],
     *,
     network: bool = False,
+    layout: SandboxLayout | None = None,
+    places: ProtectedPlaces | None = None,
+    log: Callable[[str], None] = lambda _line: None,
 ) -> AsyncIterator[SessionSandbox]:
     """Prepare the wrapper, the scratch home and the model bridge for every session.
 
     ``model_env`` holds the CLI's model variables (``ANTHROPIC_BASE_URL`` on the
     host's loopback). Without ``network`` the sandbox has a network namespace of
     its own and the endpoint is reached through the bridge and the relay.
+    ``layout`` is the one recorded at project_verification (``None``: no project
+    venv folders); ``places`` the deny list's (default: this process's).
     """
-    private = Path(tempfile.mkdtemp(prefix="hsbx-"))  # short: it holds a Unix socket
+    places = places or ProtectedPlaces.of_this_process()
+    private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))  # short: it holds a Unix socket
     try:
         home = private / "home"
         home.mkdir(mode=0o700)
@@ -178,7 +172,7 @@ async def session_sandbox(
                 cli=bundled_cli(),
                 relay=RELAY,
                 python=relay_python(),
-                read_only=extra_read_only(project_dir),
+                read_only=extra_read_only(project_dir, layout, places, log),
                 read_only_in_project=git_paths(project_dir),
                 hidden_in_project=_hidden(project_dir),
                 forwards=forwards,
@@ -186,7 +180,7 @@ async def session_sandbox(
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
-            yield SessionSandbox(cli_path=wrapper, env=env, plan=plan, bwrap=bwrap)
+            yield SessionSandbox(wrapper, env, plan, bwrap, places, log)
     finally:
         shutil.rmtree(private, ignore_errors=True)
 

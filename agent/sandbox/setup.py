@@ -15,7 +15,10 @@ from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox
+from agent.sandbox.layout import LayoutKeeper
+from agent.sandbox.protected import ProtectedPlaces
 from common.errors import SandboxError
+from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spec import AgentSpec
 
 
@@ -28,6 +31,8 @@ class SessionLaunch:
     env: dict[str, str]
     wrap: CommandWrap | None = None
     """Runs the test gates in the sandbox too (``None``: unsandboxed)."""
+    keeper: LayoutKeeper | None = None
+    """Compares the recorded layout with the project now (``None``: unsandboxed)."""
 
 
 def check_sandbox(spec: AgentSpec) -> Path | None:
@@ -51,16 +56,33 @@ def check_sandbox(spec: AgentSpec) -> Path | None:
 
 @contextlib.asynccontextmanager
 async def session_launch(
-    spec: AgentSpec, bwrap: Path | None, model_env: Mapping[str, str], log: AgentLog
+    spec: AgentSpec,
+    bwrap: Path | None,
+    model_env: Mapping[str, str],
+    log: AgentLog,
+    layout: SandboxLayout | None = None,
+    places: ProtectedPlaces | None = None,
 ) -> AsyncIterator[SessionLaunch]:
-    """Yield the launch for every session of the run (see :func:`check_sandbox`)."""
+    """Yield the launch for every session of the run (see :func:`check_sandbox`).
+
+    ``layout`` is the one recorded at project_verification; ``places`` the deny
+    list's, taken before the agent dropped ``HARNESS_HOME`` from its environment.
+    """
     if bwrap is None:
         log('sandbox: OFF (the spec says "sandbox": false): sessions run unsandboxed')
         yield SessionLaunch(None, dict(model_env))
         return
+    places = places or ProtectedPlaces.of_this_process()
     async with session_sandbox(
-        spec.project_dir, bwrap, model_env, network=spec.sandbox_network
+        spec.project_dir,
+        bwrap,
+        model_env,
+        network=spec.sandbox_network,
+        layout=layout,
+        places=places,
+        log=log,
     ) as box:
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
-        yield SessionLaunch(box.cli_path, box.env, box.wrap)
+        keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout)
+        yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper)

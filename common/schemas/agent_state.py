@@ -11,6 +11,7 @@ from pydantic import Field
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
 from common.schemas.verdict import SessionVerdict
 
@@ -131,6 +132,9 @@ class AgentState(StrictModel):
     """``.git/config`` as recorded at project_verification; a change stops the run."""
     target_head: str | None = None
     """Where the target branch pointed at project_verification; a move stops the run."""
+    sandbox_layout: SandboxLayout | None = None
+    """The sandbox's project-dependent folders, recorded at project_verification (a
+    state from before this field gets it at its next start); every sandbox uses it."""
     harness_commits: list[str] = Field(default_factory=list)
     """Every commit the harness made on the feature branch; each must stay on it."""
     dismissed_checkpoints: list[str] = Field(default_factory=list)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from agent.sandbox import layout
 from agent.sandbox.launcher import extra_read_only, git_paths, inside_url, write_wrapper
 from agent.sandbox.plan import HIDDEN_VARIABLES, INSIDE_DIR, Forward, SandboxPlan, bwrap_argv
+from agent.sandbox.protected import ProtectedPlaces
 
 BWRAP = Path("/opt/bwrap")
 
@@ -126,7 +128,9 @@ def test_a_symlinked_venv_and_its_interpreter_are_visible(tmp_path: Path) -> Non
     project = tmp_path / "proj"
     project.mkdir()
     (project / ".venv").symlink_to(cache)
-    paths = extra_read_only(project)
+    places = ProtectedPlaces.of_this_process()
+    recorded = layout.resolve(project, places, network=False)
+    paths = extra_read_only(project, recorded, places, lambda _line: None)
     assert cache in paths and base in paths and shared in paths
     assert Path("/does/not/exist") not in paths
 

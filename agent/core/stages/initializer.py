@@ -60,6 +60,9 @@ async def project_verification(run: Run) -> None:
                     f"check {name} (`{result.command}`) fails before any change: reported, "
                     "never counted against the agent"
                 )
+        sandbox = run.state.sandbox_layout
+        if sandbox is not None:
+            warnings += [f"left out of the sandbox: {note}" for note in sandbox.left_out]
         uncommitted = [
             path for path in git.changed_files(project) if not path.startswith(WORKSPACE_ROOT_NAME)
         ]
@@ -82,6 +85,9 @@ async def project_verification(run: Run) -> None:
             f"{project} is a git repository; target branch {spec.target_branch} exists",
             f"issue tracker ({run.tracker.kind}) is reachable",
         ]
+        if sandbox is not None:
+            shown = ", ".join(str(path) for path in sandbox.read_only) or "none"
+            done.append(f"sandbox layout recorded: extra read-only folders {shown}")
         if baseline is not None:
             done.append(f"baseline test run: {baseline.summary}")
         for name, result in check_runs.items():

@@ -1,0 +1,185 @@
+"""The project-dependent part of the sandbox: resolved once, recorded, compared later.
+
+What a project's venv needs outside the project (its target when ``.venv`` is a
+symlink, the interpreter it was made from, the folders its ``.pth`` files add to
+``sys.path``) is read from the venv's own files. Those files are the person's at
+project_verification and possibly the model's after the first session. So:
+
+- :func:`resolve` reads them (as text: no interpreter runs, so no ``.pth``
+  ``import`` line runs on the host) and checks every folder against the deny list
+  (:mod:`agent.sandbox.protected`); the agent records the result in its state at
+  project_verification;
+- every sandbox is built from the record, checked again (:func:`recheck`);
+- after each session, :func:`diff` compares the record with a fresh :func:`resolve`:
+  a difference stops the run at a checkpoint (:mod:`agent.core.integrity`).
+
+Why text and not ``python -I -c 'import sys; print(sys.path)'``: that would run the
+code of the venv's ``.pth`` ``import`` lines and ``sitecustomize`` with the
+harness's authority. Folders that only such code adds (a setuptools finder, for
+example) are not shown; the project's tests then fail to import them, visibly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.core.project_env import project_venv
+from agent.sandbox.plan import SYSTEM_DIRS
+from agent.sandbox.protected import ProtectedPlaces, holds_workspaces, why_denied
+from common.schemas.sandbox_layout import SandboxLayout
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Named:
+    """A folder the venv names, and where it is named (for the person's log line)."""
+
+    path: Path
+    source: str
+
+
+def venv_folders(project_dir: Path) -> tuple[Path | None, Path | None, list[Named]]:
+    """The project venv, its resolved target and the folders its files name.
+
+    Relative and missing folders are ignored, as Python ignores them.
+    """
+    venv = project_venv(project_dir)
+    if venv is None:
+        return None, None, []
+    target = venv.resolve()
+    named = [Named(target, f"the target of {venv.name}")]
+    home = _venv_home(target)
+    if home is not None:
+        named.append(Named(home.parent, f"{venv.name}/pyvenv.cfg home"))
+    named += _pth_folders(target, venv.name)
+    return venv, target, named
+
+
+def _pth_folders(venv: Path, shown_as: str) -> list[Named]:
+    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)."""
+    found = []
+    for pth in sorted(venv.glob("lib/python*/site-packages/*.pth")):
+        source = f"{shown_as}/{pth.relative_to(venv)}"
+        for line in pth.read_text(errors="replace").splitlines():
+            entry = line.strip()
+            if entry.startswith("/"):
+                found.append(Named(Path(entry), source))
+    return found
+
+
+def _venv_home(venv: Path) -> Path | None:
+    """The ``home`` of the venv's ``pyvenv.cfg``: the folder of the interpreter it was made from."""
+    config = venv / "pyvenv.cfg"
+    if not config.is_file():
+        return None
+    for line in config.read_text(errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip().startswith("/"):
+            return Path(value.strip())
+    return None
+
+
+def resolve(project_dir: Path, places: ProtectedPlaces, *, network: bool) -> SandboxLayout:
+    """The layout the project's files ask for now, with every denied folder left out."""
+    venv, target, named = venv_folders(project_dir)
+    kept, left_out = _screen(named, project_dir, places)
+    return SandboxLayout(
+        read_only=kept, venv=venv, venv_target=target, network=network, left_out=left_out
+    )
+
+
+def recheck(
+    folders: Iterable[Path], project_dir: Path, places: ProtectedPlaces
+) -> tuple[list[Path], list[str]]:
+    """The recorded ``folders`` that may still be shown, and why the others may not.
+
+    Run for every sandbox: a recorded folder that became a symlink, or that a deny
+    rule now covers, is left out rather than followed.
+    """
+    named = [Named(path, "the recorded layout") for path in folders]
+    return _screen(named, project_dir, places, recorded=True)
+
+
+def _screen(
+    named: list[Named], project_dir: Path, places: ProtectedPlaces, *, recorded: bool = False
+) -> tuple[list[Path], list[str]]:
+    covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS)]
+    kept: list[Path] = []
+    left_out: list[str] = []
+    for item in named:
+        if not item.path.is_absolute() or not item.path.is_dir():
+            continue
+        real = item.path.resolve()
+        reason = why_denied(real, places)
+        if reason is None and recorded and real != item.path:
+            reason = f"it is now a link to {real}"
+        if reason is None and holds_workspaces(real):
+            reason = "it holds a harness workspace (another run's checkpoints and decisions)"
+        if reason is not None:
+            note = f"{item.path} ({item.source}): {reason}"
+            if note not in left_out:
+                left_out.append(note)
+            continue
+        if not any(real == c or c in real.parents for c in [*covered, *kept]):
+            kept.append(real)
+    return kept, left_out
+
+
+def diff(recorded: SandboxLayout, now: SandboxLayout) -> list[str]:
+    """What differs between two layouts, one line each (``left_out`` is never compared)."""
+    lines: list[str] = []
+    if recorded.venv != now.venv:
+        lines.append(f"project venv: {recorded.venv or 'none'} → {now.venv or 'none'}")
+    if recorded.venv_target != now.venv_target:
+        before, after = recorded.venv_target or "none", now.venv_target or "none"
+        lines.append(f"venv target: {before} → {after}")
+    lines += [f"read-only folder added: {p}" for p in now.read_only if p not in recorded.read_only]
+    lines += [f"read-only folder gone: {p}" for p in recorded.read_only if p not in now.read_only]
+    if recorded.network != now.network:
+        lines.append(f"host network: {_on(recorded.network)} → {_on(now.network)}")
+    return lines
+
+
+def _on(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+@dataclass
+class LayoutKeeper:
+    """What the integrity check needs: the project's layout now, and a way to put an
+    approved one into the live sandbox."""
+
+    project_dir: Path
+    places: ProtectedPlaces
+    network: bool
+    apply: Callable[[SandboxLayout], None]
+    """Rebuild the running sandbox (its wrapper and test-gate command) from a layout."""
+
+    def now(self) -> SandboxLayout:
+        return resolve(self.project_dir, self.places, network=self.network)
+
+
+def at_start(
+    recorded: SandboxLayout | None,
+    verifying: bool,
+    project_dir: Path,
+    places: ProtectedPlaces,
+    *,
+    network: bool,
+    log: Log,
+) -> SandboxLayout:
+    """The layout an agent's sandbox uses from its start: the recorded one, except
+    while the run is at project_verification (no session ran: the files are the
+    person's) or when the state predates the record (then it is recorded now)."""
+    if recorded is not None and not verifying:
+        return recorded
+    layout = resolve(project_dir, places, network=network)
+    when = "at project_verification" if verifying else "now (the state had none)"
+    shown = ", ".join(str(p) for p in layout.read_only) or "none"
+    log(f"sandbox layout recorded {when}: extra read-only folders {shown}")
+    for note in layout.left_out:
+        log(f"sandbox: left out {note}")
+    return layout
