@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from common.paths import WORKSPACE_ROOT_NAME
+from common.untrusted_text import printable, printable_line
 from common.workspace import git, git_guard
 
 
@@ -46,7 +47,13 @@ def message(
     tests: str,
     session: int | None = None,
 ) -> str:
-    """The structured commit message of the seed (and the harness's session trailer)."""
+    """The structured commit message of the seed (and the harness's session trailer).
+
+    The title, body and tests line come from the model's words (its issue, its summary):
+    escaped (:mod:`common.untrusted_text`), so ``git log`` in a person's terminal shows
+    them inert, and the title cannot add lines of its own to the subject or trailers.
+    """
+    title, body, tests = printable_line(title), printable(body), printable_line(tests)
     subject = f"{kind}(#{iid}): {title}"
     trailer = f"\n{SESSION_TRAILER}: {iid}/{session}" if session is not None else ""
     return (

@@ -1,4 +1,10 @@
-"""A tracker that redacts every text it sends: issue bodies, notes, the merge request.
+"""A tracker that redacts and escapes every text it sends: issues, notes, the merge request.
+
+Much of that text is the model's (issue titles and descriptions, handoffs, its summary,
+the merge request). A person reads it on GitLab, in the file tracker's files and in a
+terminal, so after the secrets are out every control, bidi and invisible character is
+shown escaped (:mod:`common.untrusted_text`), and titles stay on one line. The one
+place every tracker write passes through.
 
 It wraps the real tracker and passes everything else through (``push_branch`` and
 the GitLab tracker's extras too, so ``isinstance(tracker, BranchPublisher)`` still
@@ -12,10 +18,11 @@ from typing import Any, Literal
 
 from agent.tracker.base import IssueTracker, NoteKind
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
+from common.untrusted_text import printable, printable_line
 
 
 class RedactingTracker:
-    """:class:`IssueTracker` around ``inner``, with ``clean`` applied to outgoing text."""
+    """:class:`IssueTracker` around ``inner``: outgoing text through ``clean``, then escaped."""
 
     def __init__(self, inner: IssueTracker, clean: Callable[[str], str]) -> None:
         self._inner = inner
@@ -29,7 +36,7 @@ class RedactingTracker:
         return await self._inner.verify()
 
     async def ensure_milestone(self, title: str, description: str) -> None:
-        await self._inner.ensure_milestone(title, self._clean(description))
+        await self._inner.ensure_milestone(self._line(title), self._text(description))
 
     async def create_issues(self, drafts: list[IssueDraft]) -> list[TrackedIssue]:
         cleaned = [IssueDraft.model_validate(self._walk(draft.model_dump())) for draft in drafts]
@@ -52,14 +59,14 @@ class RedactingTracker:
     ) -> TrackedIssue:
         return await self._inner.update_issue(
             iid,
-            title=None if title is None else self._clean(title),
-            description=None if description is None else self._clean(description),
+            title=None if title is None else self._line(title),
+            description=None if description is None else self._text(description),
             add_labels=add_labels,
             remove_labels=remove_labels,
         )
 
     async def add_note(self, iid: int, kind: NoteKind, body: str) -> IssueNote:
-        return await self._inner.add_note(iid, kind, self._clean(body))
+        return await self._inner.add_note(iid, kind, self._text(body))
 
     async def close_issue(self, iid: int) -> TrackedIssue:
         return await self._inner.close_issue(iid)
@@ -68,17 +75,25 @@ class RedactingTracker:
         self, title: str, description: str, source_branch: str, target_branch: str
     ) -> MergeRequestRecord:
         return await self._inner.create_merge_request(
-            self._clean(title), self._clean(description), source_branch, target_branch
+            self._line(title), self._text(description), source_branch, target_branch
         )
 
     async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
         return await self._inner.find_merge_request(source_branch)
 
-    def _walk(self, value: Any) -> Any:
+    def _text(self, text: str) -> str:
+        """Secrets out, then every unsafe character escaped (lines kept)."""
+        return printable(self._clean(text))
+
+    def _line(self, text: str) -> str:
+        """A title: secrets out, escaped, on one line."""
+        return printable_line(self._clean(text))
+
+    def _walk(self, value: Any, key: object = None) -> Any:
         if isinstance(value, str):
-            return self._clean(value)
+            return self._line(value) if key == "title" else self._text(value)
         if isinstance(value, list):
             return [self._walk(item) for item in value]
         if isinstance(value, dict):
-            return {key: self._walk(item) for key, item in value.items()}
+            return {name: self._walk(item, name) for name, item in value.items()}
         return value
