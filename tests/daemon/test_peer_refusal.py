@@ -126,6 +126,8 @@ async def test_a_client_in_a_sandbox_is_refused_logged_counted_and_changes_nothi
     log = daemon_log_path(harness_home).read_text()
     [line] = [line for line in log.splitlines() if "refused a connection" in line]
     assert rule in line and "refused so far: 1" in line, line
+    status = await _run(sys.executable, "-m", "agent.control", "daemon", "status")
+    assert "the daemon refused 1 connection from agent processes" in status[-1], status
 
     # The control: the very same script, run as an ordinary client, is served.
     served = await _run(sys.executable, "-I", str(INTRUDER), socket_path)
