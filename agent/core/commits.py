@@ -6,23 +6,100 @@ git history alone tells a new session (or a reviewer) what happened.
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from common.paths import WORKSPACE_ROOT_NAME
 from common.untrusted_text import printable, printable_line
-from common.workspace import git, git_guard
+from common.workspace import git, git_guard, pathnames
+
+NESTED_REASON = "a nested git repository"
+GITMODULES_REASON = "submodule configuration: the harness never commits submodules"
 
 
-def session_changes(project: Path, touched: set[str], dirty_before: set[str]) -> list[str]:
+@dataclass(frozen=True)
+class KeptOut:
+    """A changed path the harness will not commit, and why (shown escaped, one line)."""
+
+    path: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.path} ({self.reason})"
+
+
+@dataclass(frozen=True)
+class SessionChanges:
+    """What a session changed: the files to commit, and the paths kept out of the commit."""
+
+    files: list[str]
+    kept_out: list[KeptOut] = field(default_factory=list)
+
+
+def kept_out_reason(project: Path, raw: bytes) -> str | None:
+    """Why the harness never commits the changed path ``raw`` (git's bytes), or ``None``.
+
+    A nested repository (a folder holding a ``.git`` folder or file, or anything inside
+    one) would become a gitlink: git would then look into it, under its own config, at
+    every later status; its files are not the project's either. ``.gitmodules`` only
+    configures submodules (an ``update = !cmd`` in it even makes git refuse to show
+    history that holds it), and the harness commits none. A name that is not
+    plain printable UTF-8 cannot be committed and shown exactly (:mod:`pathnames`).
+    """
+    nested = nested_repository(project, raw)
+    if nested is not None:
+        return f"{NESTED_REASON} ({pathnames.shown(nested)})"
+    if raw == b".gitmodules":
+        return GITMODULES_REASON
+    return pathnames.refusal(raw)
+
+
+def nested_repository(project: Path, raw: bytes) -> bytes | None:
+    """The ``.git`` (folder or file) that makes ``raw`` part of a nested repository."""
+    parts = raw.rstrip(b"/").split(b"/")
+    if raw.endswith(b"/"):  # git lists an untracked nested repository whole
+        return raw + b".git"
+    for depth in range(len(parts), 0, -1):
+        folder = b"/".join(parts[:depth])
+        candidate = folder + b"/.git"
+        if os.path.lexists(project / os.fsdecode(candidate)):
+            return candidate
+    return None
+
+
+def session_changes(project: Path, touched: set[str], dirty_before: set[str]) -> SessionChanges:
     """The files this session changed: what the model wrote, plus what appeared since.
 
-    A change the user had before the session (``dirty_before``) is never included
-    unless the model itself wrote that file.
+    A change the user had before the session (``dirty_before``, as
+    :func:`git.changed_files` gives it) is never included unless the model itself wrote
+    that file. A path the harness cannot commit (:func:`kept_out_reason`) is kept out
+    and named, escaped.
     """
-    now = set(git.changed_files(project))
-    appeared = now - dirty_before
+    now = {pathnames.key(raw): raw for raw in git.changed_paths(project)}
+    appeared = set(now) - dirty_before
     written = {path for path in touched if path in now}
-    return sorted(p for p in appeared | written if not p.startswith(f"{WORKSPACE_ROOT_NAME}/"))
+    files: list[str] = []
+    kept_out: list[KeptOut] = []
+    for path in sorted(appeared | written):
+        if path.startswith(f"{WORKSPACE_ROOT_NAME}/"):
+            continue
+        reason = kept_out_reason(project, now[path])
+        if reason is None:
+            files.append(path)
+        else:
+            kept_out.append(KeptOut(pathnames.shown(now[path]), reason))
+    return SessionChanges(files, kept_out)
+
+
+def kept_out_line(kept_out: list[KeptOut]) -> str:
+    """The one line that tells a session (and the log) what was not committed."""
+    names = "; ".join(item.line() for item in kept_out)
+    return (
+        f"The harness kept {len(kept_out)} path(s) out of the commit: {names}. "
+        "It never commits a nested git repository or a name with control, bidi or "
+        "invisible characters; remove or rename them if they belong to the issue."
+    )
 
 
 def tests_line(files: list[str], new_files: set[str]) -> str:
@@ -82,35 +159,78 @@ def find_session_commit(project: Path, since: str, iid: int, session: int) -> st
 def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = False) -> str:
     """Stage exactly ``files`` and commit only them; return the new SHA.
 
-    With ``allow_empty`` and no files, the commit records a verdict with no change
-    (work committed as ``wip`` earlier that the harness has now accepted).
+    Paths cross as bytes (``--pathspec-from-file`` with NUL ends, literal pathspecs:
+    a name like ``*`` is that file, not every file). A listed path that is no longer
+    there and unknown to git (a stale list from before a restart), or that the harness
+    never commits (:func:`kept_out_reason`), is left out instead of failing the commit.
+    With ``allow_empty`` and nothing left, the commit records a verdict with no change
+    (work committed as ``wip`` earlier that the harness has now accepted); it never
+    takes what else is staged.
 
     Raises:
-        ValueError: ``files`` is empty (git would take that as "everything").
+        ValueError: nothing to commit and not ``allow_empty`` (git would take an empty
+            pathspec as "everything").
     """
     identity: list[str] = []
     if not git.git(project, "config", "user.email", check=False) and not any(
         key == "user.email" for key, _ in git_guard.user_identity()
     ):
         identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
-    if not files and allow_empty:
-        git.git(project, *identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", text)
-        return git.head_commit(project)
-    if not files:
-        raise ValueError("commit() needs at least one file")
-    known = set(git.git(project, "ls-files", "--", *files).splitlines())
-    # A path that is neither on disk nor in the index is a staged deletion: nothing to add.
-    to_add = [f for f in files if (project / f).exists() or f in known]
+    literal = {"GIT_LITERAL_PATHSPECS": "1"}
+    wanted = [pathnames.encoded(f) for f in files]
+    wanted = [raw for raw in wanted if kept_out_reason(project, raw) is None]
+    known = set(git.split_nul(git.git_bytes(project, "ls-files", "-z")))
+    # A path that is neither on disk nor in the index is a staged deletion (or stale).
+    to_add = [raw for raw in wanted if os.path.lexists(project / os.fsdecode(raw)) or raw in known]
     if to_add:
-        git.git(project, "add", "--all", "--", *to_add)
-    git.git(project, *identity, "commit", "--quiet", "--no-verify", "-m", text, "--", *files)
+        git.git_bytes(
+            project,
+            "add",
+            "--all",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            stdin=git.nul_list(to_add),
+            env=literal,
+        )
+    staged = set(
+        git.split_nul(git.git_bytes(project, "diff-index", "--cached", "--name-only", "-z", "HEAD"))
+    )
+    to_commit = [raw for raw in wanted if raw in staged]
+    if not to_commit:
+        if not allow_empty:
+            raise ValueError("commit() needs at least one file with a change")
+        git.git(
+            project,
+            *identity,
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "--allow-empty",
+            "--only",
+            "-m",
+            text,
+        )
+        return git.head_commit(project)
+    git.git_bytes(
+        project,
+        *identity,
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        text,
+        "--pathspec-from-file=-",
+        "--pathspec-file-nul",
+        stdin=git.nul_list(to_commit),
+        env=literal,
+    )
     return git.head_commit(project)
 
 
 def untracked(project: Path) -> set[str]:
     """Paths git does not know yet (for telling added tests from updated ones)."""
-    out = git.git(project, "ls-files", "--others", "--exclude-standard")
-    return set(out.splitlines())
+    out = git.git_bytes(project, "ls-files", "--others", "--exclude-standard", "-z")
+    return {pathnames.key(raw) for raw in git.split_nul(out)}
 
 
 def _is_test(path: str) -> bool:

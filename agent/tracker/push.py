@@ -8,6 +8,11 @@ config file, a log line or an error message. The push runs through
 helpers), goes to an explicit URL (the one read when the tracker was set up, so
 ``remote.*.pushurl`` cannot move it) and is refused when the repository's config
 would rewrite that URL (``url.*.insteadOf`` / ``pushInsteadOf``).
+
+Like every harness git it runs in a jail of its own (:mod:`common.workspace.git_jail`),
+here with the network (a push needs it) and the credential pipe, nothing else of the
+harness: no ``HARNESS_HOME``, no home, no socket. An ``ssh`` remote needs the user's
+keys and agent from the home, so an ssh push runs unjailed (hardened by the guard only).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from common.errors import GitError
-from common.workspace import git, git_guard
+from common.workspace import git, git_guard, git_jail
 
 GIT_TIMEOUT_S = 300.0
 
@@ -136,7 +141,9 @@ def git_push(project: Path, branch: str, token: str | None, remote: str = "origi
     what = f"push {_shown(remote)} {branch}"
     target = push_target(project, remote)
     git_guard.refuse_rewrites(project, target, what)
-    _git_with_token(project, token, what, "push", "--no-verify", "--porcelain", target, refspec)
+    _git_with_token(
+        project, token, what, target, "push", "--no-verify", "--porcelain", target, refspec
+    )
 
 
 def remote_has_branch(
@@ -151,7 +158,7 @@ def remote_has_branch(
     what = f"ls-remote {_shown(remote)}"
     target = push_target(project, remote)
     git_guard.refuse_rewrites(project, target, what)
-    out = _git_with_token(project, token, what, "ls-remote", "--heads", target, ref)
+    out = _git_with_token(project, token, what, target, "ls-remote", "--heads", target, ref)
     return bool(out.strip())
 
 
@@ -163,7 +170,25 @@ def _shown(remote: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
 
 
-def _git_with_token(project: Path, token: str | None, what: str, *args: str) -> str:
+def _jailed(project: Path, target: str, command: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The push's command and environment: jailed with the network, except over ssh.
+
+    A local remote (a path or ``file://``) is bound writable: it is where the push goes.
+    """
+    safe = git_guard.safe_environ()
+    if target.startswith("ssh://") or ("://" not in target and _SCP_LIKE.match(target)):
+        return command, safe
+    local = (
+        Path(target.removeprefix("file://"))
+        if "://" not in target or target.startswith("file://")
+        else None
+    )
+    writable = (local,) if local is not None and local.is_absolute() and local.exists() else ()
+    jail = git_jail.Jail(project, writable, network=True)
+    return git_jail.wrap(jail, command, safe)
+
+
+def _git_with_token(project: Path, token: str | None, what: str, target: str, *args: str) -> str:
     """``git ARGS`` with the token offered through a pipe to a one-off helper; returns stdout.
 
     Raises:
@@ -172,7 +197,7 @@ def _git_with_token(project: Path, token: str | None, what: str, *args: str) -> 
     read_end, write_end = os.pipe()
     try:
         command = [
-            "git",
+            str(git_jail.git_binary()[0]),
             "-C",
             str(project),
             *git_guard.override_args(project),
@@ -180,6 +205,7 @@ def _git_with_token(project: Path, token: str | None, what: str, *args: str) -> 
             f"credential.helper={credential_helper(read_end)}",
             *git_guard.command_args(args),
         ]
+        command, env = _jailed(project, target, command)
         with os.fdopen(write_end, "w") as pipe:
             write_end = -1
             pipe.write(token or "")
@@ -187,7 +213,7 @@ def _git_with_token(project: Path, token: str | None, what: str, *args: str) -> 
             command,
             capture_output=True,
             text=True,
-            env=git_guard.safe_environ(),
+            env=env,
             timeout=GIT_TIMEOUT_S,
             check=False,
             pass_fds=(read_end,),

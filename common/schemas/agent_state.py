@@ -120,6 +120,9 @@ class AgentState(StrictModel):
     resumed agent applies it instead of running the session again."""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)
     """The current issue's "done" claims that the harness's test gate refused."""
+    kept_out: list[str] = Field(default_factory=list)
+    """Paths the current issue's sessions changed that the harness kept out of every
+    commit (escaped, with why): told to the next session, shown at issue_closure."""
     pre_session_dirty: list[str] | None = None
     """Paths that had uncommitted changes when the running session started; kept so that
     a resumed agent never commits a change the user had before the session."""

@@ -189,6 +189,10 @@ class IssueClosureContext(StrictModel):
     """Earlier "done" claims on this issue that the harness's test gate refused."""
     checks: dict[str, TestRun] = Field(default_factory=dict)
     """The quality checks' runs on the issue's work (lint, type check…)."""
+    kept_out: list[str] = Field(default_factory=list)
+    """Paths the issue's sessions changed that the harness kept out of its commits (a
+    nested git repository, a name with control or bidi characters), escaped, each with
+    why: ``vendor/lib/ (a nested git repository (vendor/lib/.git))``."""
 
 
 class MrPhaseTransitionContext(StrictModel):

@@ -23,7 +23,11 @@ class SessionVerdict(StrictModel):
     accepted: bool
     """Whether the harness accepts the issue as done (feat) or not (wip)."""
     files: list[str] = Field(default_factory=list)
-    """The project files the session changed: what the commit holds."""
+    """The project files the session changed: what the commit holds (plain printable
+    UTF-8 names only; a stale entry that is gone by the time of the commit is skipped)."""
+    kept_out: list[str] = Field(default_factory=list)
+    """Changed paths kept out of the commit, escaped, each with why (see
+    :class:`~common.schemas.checkpoint.IssueClosureContext`)."""
     commit_message: str | None = None
     """The commit to make (``None``: nothing to commit)."""
     handoff_json: str | None = None

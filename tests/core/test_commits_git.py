@@ -127,7 +127,7 @@ def test_session_changes_leave_out_what_was_dirty_before_unless_touched(repo: Pa
 
     changes = commits.session_changes(
         repo, touched={"app.py", "src/util.py", "gone.py"}, dirty_before=dirty_before
-    )
+    ).files
 
     assert changes == ["app.py", "src/util.py"]
 
@@ -137,9 +137,8 @@ def test_session_changes_include_a_deletion_and_skip_the_workspace(repo: Path) -
     (repo / ".claude-agent").mkdir()
     (repo / ".claude-agent" / "log.txt").write_text("x")
 
-    assert commits.session_changes(repo, touched={".claude-agent/log.txt"}, dirty_before=set()) == [
-        "docs/guide.md"
-    ]
+    changes = commits.session_changes(repo, touched={".claude-agent/log.txt"}, dirty_before=set())
+    assert changes.files == ["docs/guide.md"]
 
 
 # --- message ----------------------------------------------------------------------------
@@ -242,7 +241,7 @@ def test_commit_of_a_session_on_a_dirty_tree_end_to_end(repo: Path) -> None:
     (repo / "tests").mkdir()
     (repo / "tests" / "test_app.py").write_text("")
     new_files = commits.untracked(repo)
-    files = commits.session_changes(repo, touched={"app.py"}, dirty_before=dirty_before)
+    files = commits.session_changes(repo, touched={"app.py"}, dirty_before=dirty_before).files
 
     commits.commit(
         repo,
@@ -257,7 +256,7 @@ def test_commit_of_a_session_on_a_dirty_tree_end_to_end(repo: Path) -> None:
 
 def test_committing_a_session_that_renamed_a_file_commits_the_whole_rename(repo: Path) -> None:
     sh_git(repo, "mv", "app.py", "main.py")
-    files = commits.session_changes(repo, touched=set(), dirty_before=set())
+    files = commits.session_changes(repo, touched=set(), dirty_before=set()).files
 
     commits.commit(repo, files, "refactor(#2): rename\n")
 

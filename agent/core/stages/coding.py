@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, faultpoints, integrity, trace
+from agent.core import commits, faultpoints, integrity, prompts, trace
 from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
@@ -27,7 +27,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.verdict import SessionVerdict
-from common.workspace import git
+from common.workspace import git, pathnames
 
 DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15
@@ -90,6 +90,7 @@ async def issue_selection(run: Run) -> None:
         issue_sessions=run.state.issue_sessions if same_issue else 0,
         issue_commits=run.state.issue_commits if same_issue else [],
         gate_refusals=run.state.gate_refusals if same_issue else [],
+        kept_out=run.state.kept_out if same_issue else [],
         issue_baseline=baseline,
         feedback=None,
         done_summary=None,
@@ -136,12 +137,17 @@ async def coding_session(run: Run) -> None:
         feature_branch=run.info.feature_branch,
         test_command=state.test_command or "(none)",
         git_log=git.git(project, "log", "--oneline", "-10"),
+        feedback=prompts.feedback_block(state.feedback, state.feedback_source)
+        + _kept_out_block(state.kept_out),
     )
     run.sessions_this_run += 1
     faultpoints.reached("coding.session_ended")
     session_number = state.issue_sessions + 1
 
-    files = commits.session_changes(project, result.touched, dirty_before)
+    changes = commits.session_changes(project, result.touched, dirty_before)
+    files = changes.files
+    if changes.kept_out:
+        run.log(commits.kept_out_line(changes.kept_out))
     new_files = set(files) & commits.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
     tests = await run.tests()
@@ -185,6 +191,7 @@ async def coding_session(run: Run) -> None:
         session=session_number,
         accepted=accepted,
         files=files,
+        kept_out=[item.line() for item in changes.kept_out],
         commit_message=commit_message,
         handoff_json=handoff.model_dump_json() if handoff is not None else None,
         done_summary=reports.done.summary if reports.done is not None else None,
@@ -237,6 +244,7 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
         "harness_commits": [*state.harness_commits, sha] if sha else state.harness_commits,
         "last_test_run": verdict.tests,
         "gate_refusals": refusals,
+        "kept_out": list(dict.fromkeys([*state.kept_out, *verdict.kept_out])),
         "pre_session_dirty": None,
         "verdict": None,
     }
@@ -295,13 +303,19 @@ async def issue_closure(run: Run) -> None:
                 issue_title=issue.title,
                 commit_sha=last,
                 commit_message=git.git(project, "log", "-1", "--format=%B", last),
-                files_changed=git.git(project, "diff", "--name-only", span).splitlines(),
+                files_changed=[
+                    pathnames.shown(raw)
+                    for raw in git.split_nul(
+                        git.git_bytes(project, "diff", "--name-only", "-z", span)
+                    )
+                ],
                 diff_stat=git.git(project, "diff", "--stat", span),
                 diff=diff,
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
                 gate_refusals=state.gate_refusals,
                 checks=state.last_checks,
+                kept_out=state.kept_out,
             ),
         )
 
@@ -336,6 +350,7 @@ async def issue_closure(run: Run) -> None:
         issue_commits=[],
         issue_baseline=None,
         gate_refusals=[],
+        kept_out=[],
         done_summary=None,
         feedback=None,
     )
@@ -345,8 +360,8 @@ def _files_of(project: Path, shas: list[str]) -> set[str]:
     """Every file the issue's commits changed."""
     if not shas:
         return set()
-    span = git.git(project, "diff", "--name-only", f"{shas[0]}~1", shas[-1])
-    return set(span.splitlines())
+    span = git.git_bytes(project, "diff", "--name-only", "-z", f"{shas[0]}~1", shas[-1])
+    return {pathnames.key(raw) for raw in git.split_nul(span)}
 
 
 def _last_is_wip(project: Path, shas: list[str]) -> bool:
@@ -404,6 +419,20 @@ def _refusal_feedback(
         tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
+
+
+def _kept_out_block(kept_out: list[str]) -> str:
+    """What the harness kept out of the issue's commits, told to the next session as
+    the harness's words (the names in it are the model's: escaped, and quoted as data)."""
+    if not kept_out:
+        return ""
+    line = (
+        f"The harness kept {len(kept_out)} path(s) out of every commit of this issue: it "
+        "never commits a nested git repository or a file name with control, bidi or "
+        "invisible characters. Remove or rename them if they belong to the issue."
+    )
+    names = prompts.untrusted("kept-out-paths", "\n".join(f"- {item}" for item in kept_out))
+    return f"\n---- FROM THE HARNESS (its commit check, not a person) ----\n{line}\n{names}\n"
 
 
 def _check_line(name: str, run: Run) -> str:
