@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
+from agent.core.policy.inputs import descriptor_of
 from agent.core.policy.paths import HARNESS_FOLDERS
 from agent.core.policy.syntax import Word
 
@@ -85,7 +86,7 @@ def _rm(judge: Judge, program: str, args: list[Word]) -> None:
         )
         for w in args
     )
-    check_paths(judge, args, write=True)
+    check_paths(judge, args, write=True, removing=True)
     if not recursive:
         return
     for word in args:
@@ -123,8 +124,14 @@ def _chmod(judge: Judge, program: str, args: list[Word]) -> None:
 
 
 def _ln(judge: Judge, program: str, args: list[Word]) -> None:
-    check_paths(judge, args, write=True)
     positionals = [w for w in args if not (w.text or "-").startswith("-")]
+    for word in positionals:
+        if descriptor_of(word.text or "", sorted(judge.cwds)) is not None:
+            raise Denied(
+                f"a link to {word.raw} would let a program read its input as a project "
+                "file; write the script to a file in the project instead"
+            )
+    check_paths(judge, args, write=True)
     symbolic = any(
         w.text == "--symbolic"
         or ((w.text or "").startswith("-") and not (w.text or "").startswith("--")

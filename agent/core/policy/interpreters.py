@@ -3,14 +3,18 @@
 * ``python script.py``, ``node app.js``, ``bash scripts/check.sh``: the script must be
   a file inside the project. Running the project's code is the job of a coding agent.
 * One-liners (``python -c``, ``node -e``, ``perl -e``, ``ruby -e``, ``php -r``) and an
-  interpreter reading its program from standard input (``curl … | python``,
-  ``python - <<EOF``) are denied unless the project sets ``allow_one_liners``.
+  interpreter reading its program from an open file instead of a project file: standard
+  input (``curl … | python``, ``python - <<EOF``), ``/dev/stdin``, ``/dev/fd/N``,
+  ``/proc/self/fd/N`` or ``<(…)`` (:mod:`.inputs`), are denied unless the project sets
+  ``allow_one_liners``.
 * ``python -m``: the project's own modules and a list of development tools (pytest,
   unittest, mypy, ruff, coverage, pip with its own rules…); ``http.server`` and other
   modules are denied.
 * ``bash -c TEXT`` / ``sh -c TEXT``: TEXT is parsed and judged like any command when it is
-  written out literally; otherwise denied. A shell reading commands from its input
-  (``… | sh``, ``bash -s``, ``bash -i``) is denied.
+  written out literally; otherwise denied. A shell reading its commands from an open file
+  (``… | sh``, ``bash -s``, ``bash /dev/stdin <<< …``, ``sh <(…)``) is a one-liner: denied
+  unless the project sets ``allow_one_liners``, and then only a here-string or
+  here-document written out literally, judged like ``-c`` text. ``bash -i`` is denied.
 * ``sed`` and ``awk`` programs are scanned for the commands that run programs or touch
   other files (``sed e``/``w``/``r``, ``s///e``; awk ``system``, ``getline``, pipes).
 """
@@ -21,8 +25,9 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.core.policy import tools
-from agent.core.policy.arguments import Rule, check_paths
+from agent.core.policy.arguments import Rule, check_paths, one_liner
 from agent.core.policy.context import Denied
+from agent.core.policy.inputs import FROM_STANDARD_INPUT, STANDARD_INPUT, OpenFile, open_file_of
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
@@ -48,12 +53,16 @@ def is_python(program: str) -> bool:
     return _PYTHON.fullmatch(program) is not None
 
 
-def _one_liner(judge: Judge, what: str) -> None:
-    if not judge.context.settings.allow_one_liners:
-        raise Denied(
-            f"{what} runs a program the harness cannot check; write it to a file in the "
-            "project and run that file (or use the project's test command)"
-        )
+def _program_file(judge: Judge, args: list[Word], index: int) -> OpenFile | None:
+    """Where an interpreter reads its program when ``args[index]`` is its file: an open
+    file (standard input when there is no file), or ``None`` for a file of the project."""
+    if index >= len(args):
+        return FROM_STANDARD_INPUT
+    return open_file_of(args[index], sorted(judge.cwds))
+
+
+def _reading(program: str, source: OpenFile) -> str:
+    return f"{program} reading its program from {source.shown}"
 
 
 def python(judge: Judge, program: str, args: list[Word]) -> None:
@@ -61,6 +70,8 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
     index = 0
     while index < len(args):
         text = args[index].text
+        if args[index].fd_path:
+            break
         if text is None:
             raise Denied(f"the {program} argument {args[index].raw} must be written out")
         if text in ("--version", "-V", "--help", "-h", "-VV"):
@@ -70,7 +81,7 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
         cluster = text[1:] if not text.startswith("--") else ""
         for position, flag in enumerate(cluster):
             if flag == "c":
-                _one_liner(judge, f"{program} -c")
+                one_liner(judge, f"{program} -c")
                 check_paths(judge, args[index + 2 :], write=True)
                 return
             if flag == "i":
@@ -85,8 +96,9 @@ def python(judge: Judge, program: str, args: list[Word]) -> None:
                 index += 0 if cluster[position + 1 :] else 1
                 break
         index += 1
-    if index >= len(args) or args[index].text == "-":
-        _one_liner(judge, f"{program} reading its program from standard input")
+    source = _program_file(judge, args, index)
+    if source is not None:
+        one_liner(judge, _reading(program, source))
         check_paths(judge, args[index + 1 :], write=True)
         return
     check_paths(judge, args[index:], write=True)
@@ -161,6 +173,8 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
     index = 0
     while index < len(args):
         text = args[index].text
+        if args[index].fd_path:
+            break
         if text is None:
             raise Denied(f"the {program} argument {args[index].raw} must be written out")
         if text in ("--version", "-v", "-V", "--help", "-h"):
@@ -173,12 +187,14 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
             set(text[1:]) & set("eE")
         )  # fmt: skip
         if text.split("=", 1)[0] in flags or bundled_e:
-            _one_liner(judge, f"{program} {text}")
+            one_liner(judge, f"{program} {text}")
             check_paths(judge, args[index + 2 :], write=True)
             return
         index += 1
-    if index >= len(args) or args[index].text == "-":
-        _one_liner(judge, f"{program} reading its program from standard input")
+    source = _program_file(judge, args, index)
+    if source is not None:
+        one_liner(judge, _reading(program, source))
+        check_paths(judge, args[index + 1 :], write=True)
         return
     check_paths(judge, args[index:], write=True)
 
@@ -186,9 +202,11 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
 def shell(judge: Judge, program: str, args: list[Word]) -> None:
     """bash/sh/dash/ksh: ``-c`` text is judged; a script must be a project file."""
     index = 0
-    wants_command = False
+    wants_command = reads_input = False
     while index < len(args):
         text = args[index].text
+        if args[index].fd_path:
+            break
         if text is None:
             raise Denied(f"the {program} argument {args[index].raw} must be written out")
         if text in ("--version", "--help"):
@@ -207,6 +225,9 @@ def shell(judge: Judge, program: str, args: list[Word]) -> None:
         if "c" in flags:
             wants_command = True
             flags.discard("c")
+        if "s" in flags:
+            reads_input = True
+            flags.discard("s")
         if text.startswith("--") or not flags <= _SHELL_OK_FLAGS:
             raise Denied(
                 f"{program} {text} reads commands from its input, a startup file or a "
@@ -224,12 +245,33 @@ def shell(judge: Judge, program: str, args: list[Word]) -> None:
             )
         judge.run_nested(text)
         return
-    if index >= len(args) or args[index].text == "-":
-        raise Denied(
-            f"{program} reading commands from its input runs text the harness cannot check; "
-            "run the commands directly"
-        )
+    source = FROM_STANDARD_INPUT if reads_input else _program_file(judge, args, index)
+    if source is not None:
+        _shell_from_open_file(judge, program, source)
+        check_paths(judge, args[index + (0 if reads_input else 1) :], write=True)
+        return
     check_paths(judge, args[index:], write=True)
+
+
+def _shell_from_open_file(judge: Judge, program: str, source: OpenFile) -> None:
+    """A shell reading its commands from standard input or another open file: a
+    one-liner; when the project allows those, a literal here-string or here-document on
+    standard input is judged like ``-c`` text, and anything else (a pipe, a file, an
+    expansion, ``<(…)``) is text the harness cannot see."""
+    what = f"{program} reading its commands from {source.shown}"
+    if not judge.context.settings.allow_one_liners:
+        raise Denied(
+            f"{what} runs text the harness cannot check as a script; run the commands "
+            "directly, or write them to a script in the project and run that script"
+        )
+    text = judge.input_text if source.descriptor == STANDARD_INPUT else None
+    if text is None:
+        raise Denied(
+            f"{what} runs text the harness cannot see (a pipe, a file, another descriptor "
+            "or text built from variables); run the commands directly, or give them in a "
+            "here-string or a quoted here-document"
+        )
+    judge.run_nested(text)
 
 
 def awk(judge: Judge, program: str, args: list[Word]) -> None:

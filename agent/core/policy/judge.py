@@ -4,7 +4,9 @@ Every ``command`` node anywhere in the tree is judged: in pipelines, lists, subs
 ``{ … }`` groups, ``if``/``for``/``while``/``case`` bodies, function bodies, command and
 process substitutions, and here-documents. Every redirection anywhere is judged, and
 every ``&``. Text run by ``bash -c``/``sh -c``/``eval`` is parsed and judged the same
-way when it is written out literally, and denied when it is not.
+way when it is written out literally, and denied when it is not. A command's standard
+input is known when one here-string or here-document written out literally gives it
+(:mod:`.inputs`): a shell reading its commands from there is judged on that text.
 
 The judge follows the folders the shell may be in, as a set: a ``cd`` moves every folder
 of the set (and keeps the old ones when the target does not exist yet, since the ``cd``
@@ -23,6 +25,7 @@ from pathlib import Path
 from agent.core.policy import programs
 from agent.core.policy.arguments import background
 from agent.core.policy.context import Denied, PolicyContext
+from agent.core.policy.inputs import descriptor_word, standard_input_text
 from agent.core.policy.paths import check_path, resolve_in
 from agent.core.policy.syntax import (
     Node,
@@ -87,7 +90,11 @@ class Judge:
         """Functions the command defines (their bodies are judged where they are defined)."""
         self.depth = depth
         self.in_function = 0
+        self.input_text: str | None = None
+        """The literal text the command being judged reads on its standard input (one
+        here-string or here-document written out); ``None`` when it is not known."""
         self._moved: set[Path] | None = None
+        self._source = b""
 
     # --- entry points used by the program rules --------------------------------------
 
@@ -96,8 +103,10 @@ class Judge:
         if self.depth > MAX_DEPTH:
             raise Denied("the command nests shells or eval too deeply; write it more simply")
         _check_characters(command)
+        joined = join_continued_lines(command)
+        self._source = joined.encode()
         try:
-            root = parse(join_continued_lines(command))
+            root = parse(joined)
         except ParseFailure as e:
             raise Denied(PARSE_REASON) from e
         except RecursionError as e:
@@ -114,9 +123,11 @@ class Judge:
             self.cwds = child.cwds
             self.seen |= child.seen
 
-    def check_path(self, word: Word, *, write: bool, what: str = "path") -> None:
+    def check_path(
+        self, word: Word, *, write: bool, what: str = "path", removing: bool = False
+    ) -> None:
         """Deny unless ``word`` stays inside the project (and out of harness folders)."""
-        check_path(word, self.root, sorted(self.cwds), write=write, what=what)
+        check_path(word, self.root, sorted(self.cwds), write=write, what=what, removing=removing)
 
     def judge_words(self, words: list[Word]) -> None:
         """Judge one simple command given as words (also used by wrappers like ``env``)."""
@@ -235,10 +246,13 @@ class Judge:
         self.cwds = saved
         return set(saved)
 
-    def _command(self, node: Node, extra: list[Word]) -> set[Path]:
+    def _command(
+        self, node: Node, extra: list[Word], outer_redirects: list[Node] | None = None
+    ) -> set[Path]:
         name: Word | None = None
         args: list[Word] = []
         nested: list[Node] = []
+        redirects = list(outer_redirects or [])
         for child in node.named_children:
             if child.type == "command_name":
                 inner = child.named_children
@@ -248,8 +262,14 @@ class Judge:
                 nested.append(inner[0])
             elif child.type == "variable_assignment":
                 self._assignment(child)
+            elif child.type == "heredoc_redirect":
+                self._visit(child)
+                redirects.append(child)
             elif child.type.endswith("_redirect"):
                 self._redirect(child, extras_allowed=False)
+                redirects.append(child)
+            elif descriptor_word(child, self._source):
+                continue  # `0` of `bash 0<<< id`: the redirection's descriptor
             else:
                 args.append(word_of(child))
                 nested.append(child)
@@ -260,12 +280,17 @@ class Judge:
         for child in nested:  # substitutions inside the words run first
             self._visit(child)
         self._moved = None
-        self.judge_words([name, *args, *extra])
+        self.input_text = standard_input_text(redirects, self._source)
+        try:
+            self.judge_words([name, *args, *extra])
+        finally:
+            self.input_text = None
         return set(self._moved) if self._moved is not None else set(self.cwds)
 
     def _redirected(self, node: Node) -> set[Path]:
         body: Node | None = node.child_by_field_name("body")
         extra: list[Word] = []
+        redirects: list[Node] = []
         for child in node.named_children:
             if child == body:
                 continue
@@ -273,19 +298,33 @@ class Judge:
                 extra.extend(self._redirect(child, extras_allowed=True))
             else:
                 self._visit(child)
+            if child.type.endswith("_redirect"):
+                redirects.append(child)
+                redirects.extend(c for c in child.named_children if c.type == "file_redirect")
         if body is None:
             if extra:
                 raise Denied(PARSE_REASON)
             return set(self.cwds)
         if body.type == "command":
-            return self._command(body, extra)
+            return self._command(body, extra, redirects)
         if extra:
             raise Denied(PARSE_REASON)
-        return self._visit(body)
+        succeeded = self._visit(body)
+        # tree-sitter reads `cd a && echo x > f` as the list `cd a && echo x` redirected;
+        # bash opens `f` for `echo`, in the folders the `cd` reached: check it there too.
+        for redirect in redirects:
+            if redirect.type == "file_redirect":
+                self._redirect(redirect, extras_allowed=True)
+        return succeeded
 
     def _redirect(self, node: Node, *, extras_allowed: bool) -> list[Word]:
         """Judge a file redirection; returns the words tree-sitter put after its target
-        (``cat 2>/dev/null file``: ``file`` is an argument of ``cat``)."""
+        (``cat 2>/dev/null file``: ``file`` is an argument of ``cat``).
+
+        A here-string's text is not a path: only the substitutions in it are judged."""
+        if node.type == "herestring_redirect":
+            self._children(node)
+            return []
         operator = next((c.type for c in node.children if not c.is_named), "")
         targets = [c for c in node.named_children if c.type != "file_descriptor"]
         for child in node.named_children:

@@ -3,16 +3,20 @@
 A path is resolved the way the kernel would open it (symlinks followed) against every
 folder the command may be in, and a glob is expanded the way bash would, so
 ``src/*`` with a symlink to ``/etc`` inside is caught. Writes also stay out of
-``.git/`` (hooks, config, refs) and the harness's ``.claude-agent/`` workspaces.
+``.git/`` (hooks, config, refs) and the harness's ``.claude-agent/`` workspaces, and out
+of the files the harness reads anywhere in the project (:mod:`.protected`: nested
+``.git``, ``*.pth``, ``pyvenv.cfg``), checked both as written and as resolved.
 """
 
 from __future__ import annotations
 
 import glob
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from agent.core.policy.context import Denied
+from agent.core.policy.protected import write_refusal
 from agent.core.policy.syntax import Word
 from common.paths import WORKSPACE_ROOT_NAME
 
@@ -27,11 +31,20 @@ _NETWORK_DEVICES = ("/dev/tcp/", "/dev/udp/")
 
 
 def check_path(
-    word: Word, root: Path, cwds: Iterable[Path], *, write: bool, what: str = "path"
+    word: Word,
+    root: Path,
+    cwds: Iterable[Path],
+    *,
+    write: bool,
+    what: str = "path",
+    removing: bool = False,
 ) -> None:
     """Raise :class:`Denied` unless ``word`` names a place inside ``root``.
 
     ``what`` names the argument in the message (``path``, ``redirection target``…).
+    ``removing``: the write only deletes (``rm``), which a nested ``.git`` or a ``.pth``
+    file may suffer (deleting one is how a nested repository becomes a plain folder);
+    the harness's own folders stay off limits.
     """
     if word.fd_path:
         return
@@ -66,6 +79,19 @@ def check_path(
                         f"the {what} {word.raw} is inside {first[0]}/, which belongs to the "
                         "harness; write project files only (the harness commits them)"
                     )
+                if not removing:
+                    _check_protected(word, root, cwd / candidate, resolved, what)
+
+
+def _check_protected(word: Word, root: Path, written: Path, resolved: Path, what: str) -> None:
+    """The files the harness reads, by the name the model wrote and the place it reaches
+    (a link named ``cfg`` to ``sub/.git/config``, or ``sub/.git`` linked to a folder)."""
+    lexical = Path(os.path.normpath(written))
+    for place in (lexical, resolved):
+        if place.is_relative_to(root):
+            reason = write_refusal(place.relative_to(root), word.raw, what)
+            if reason:
+                raise Denied(reason)
 
 
 def resolve_in(text: str, cwd: Path) -> Path:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.core.policy.arguments import Rule, check_paths
+from agent.core.policy.arguments import Rule, check_paths, one_liner
 from agent.core.policy.context import Denied
+from agent.core.policy.inputs import open_file_of
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
@@ -252,12 +253,45 @@ def poetry(judge: Judge, program: str, args: list[Word]) -> None:
 
 
 def make(judge: Judge, program: str, args: list[Word]) -> None:
-    """make runs the project's own targets; ``--eval`` and ``SHELL=`` are denied."""
-    for word in args:
+    """make runs the project's own targets; ``--eval`` and ``SHELL=`` are denied, and a
+    makefile read from an open file (``-f /dev/stdin``, ``-f -``, ``-f <(…)``) is a
+    one-liner."""
+    for index, word in enumerate(args):
         text = word.text or ""
         if text.startswith(("--eval", "SHELL=", ".SHELLFLAGS=", "MAKESHELL=")):
             raise Denied(f"make {text} changes the commands make runs; not allowed")
+        makefile = _makefile_argument(args, index)
+        source = open_file_of(makefile, sorted(judge.cwds)) if makefile else None
+        if source is not None:
+            one_liner(judge, f"make reading its makefile from {source.shown}")
+        elif makefile is not None and makefile.text is None:
+            raise Denied(f"the makefile {makefile.raw} must be written out")
     check_paths(judge, [w for w in args if "=" not in (w.text or "=")], write=True)
+
+
+_MAKE_VALUE_LETTERS = frozenset("CIoW")
+
+
+def _makefile_argument(args: list[Word], index: int) -> Word | None:
+    """The makefile named by ``args[index]`` (``-f X``, ``-fX``, ``-kf X``, ``--file=X``)."""
+    word = args[index]
+    text = word.text or ""
+    following = args[index + 1] if index + 1 < len(args) else None
+    if text in ("--file", "--makefile", "--file=", "--makefile="):
+        return following  # tree-sitter splits `--file=<(…)` after the `=`
+    if text.startswith(("--file=", "--makefile=")):
+        return Word(word.raw, text.partition("=")[2])
+    if word.text is None and word.raw.startswith(("--file=", "--makefile=")):
+        return Word(word.raw, None, plain=False)
+    if not text.startswith("-") or text.startswith("--"):
+        return None
+    for position, letter in enumerate(text[1:], start=1):
+        if letter in _MAKE_VALUE_LETTERS:
+            return None
+        if letter == "f":
+            rest = text[position + 1 :]
+            return Word(word.raw, rest) if rest else following
+    return None
 
 
 def npx(judge: Judge, program: str, args: list[Word]) -> None:
