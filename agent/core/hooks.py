@@ -4,13 +4,16 @@ The CLI lets a tool run when a hook raises, returns nothing or returns an
 invalid decision (measured with claude-agent-sdk 0.2.189), so every PreToolUse
 hook is wrapped by :func:`fail_closed`: any error becomes a deny with its reason.
 
-File tools are kept inside the project here; Bash commands are judged by the command
+File tools are kept inside the project here, and their writes out of the files the
+harness reads (:mod:`agent.core.policy.protected`: ``.git`` at any depth, ``*.pth``,
+``pyvenv.cfg``), the same rule as for Bash; Bash commands are judged by the command
 policy (:mod:`agent.core.policy`). Every decision is written to the agent's log and
 counted (:mod:`agent.core.policy.audit`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ from claude_agent_sdk.types import HookInput, HookJSONOutput, SyncHookJSONOutput
 from agent.core import trace
 from agent.core.policy import PolicyContext, judge_command
 from agent.core.policy.audit import AuditTrail
+from agent.core.policy.protected import write_refusal
 from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles
 
 HookResult = HookJSONOutput
@@ -121,6 +125,14 @@ class ToolPolicy:
             first = resolved.relative_to(root).parts[:1]
             if first in ((".git",), (WORKSPACE_ROOT_NAME,)):
                 return f"{raw} belongs to the harness ({first[0]}/); edit project files only"
+            written = Path(
+                os.path.normpath(candidate if candidate.is_absolute() else root / candidate)
+            )
+            for place in (written, resolved):  # as written, and where a link leads
+                if place.is_relative_to(root):
+                    reason = write_refusal(place.relative_to(root), raw)
+                    if reason:
+                        return reason
         return None
 
     def _check_bash(self, command: str, cwd: Path | None) -> str | None:

@@ -113,6 +113,54 @@ def test_writes_into_the_harness_folders_are_denied(
     assert f"belongs to the harness ({owner})" in reason
 
 
+@pytest.mark.parametrize(
+    ("tool", "key", "path", "kind"),
+    [
+        ("Write", "file_path", "vendor/lib/.git/config", ".git"),
+        ("Edit", "file_path", "{project}/vendor/lib/.git/config", ".git"),
+        ("Write", "file_path", "vendor/lib/.git/hooks/pre-commit", ".git"),
+        ("Write", "file_path", "sub/.git", ".git"),
+        ("MultiEdit", "file_path", "a/b/.GIT/config", ".git"),
+        ("Write", "file_path", "gitlink/config", ".git"),
+        ("NotebookEdit", "notebook_path", "vendor/lib/.git/x.ipynb", ".git"),
+        ("Write", "file_path", ".venv/lib/python3.11/site-packages/evil.pth", ".pth"),
+        ("Edit", "file_path", "{project}/.venv/pyvenv.cfg", ".pth"),
+        ("Write", "file_path", "pyvenv.cfg", ".pth"),
+        ("Write", "file_path", "src/X.PTH", ".pth"),
+    ],
+)
+def test_file_tool_writes_into_files_the_harness_reads_are_denied(
+    policy: ToolPolicy, project: Path, tool: str, key: str, path: str, kind: str
+) -> None:
+    (project / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (project / "gitlink").symlink_to(project / "vendor" / "lib" / ".git")
+
+    reason = policy.check(tool, {key: path.format(project=project)})
+
+    assert reason is not None
+    assert "the harness's git and sandbox read these" in reason
+    assert (".git file" if kind == ".git" else "*.pth or pyvenv.cfg") in reason
+
+
+@pytest.mark.parametrize(
+    ("tool", "key", "path"),
+    [
+        ("Read", "file_path", "vendor/lib/.git/config"),
+        ("Read", "file_path", ".venv/pyvenv.cfg"),
+        ("Grep", "path", "vendor/lib/.git"),
+        ("Write", "file_path", "x.pth.txt"),
+        ("Write", "file_path", "git/config"),
+        ("Edit", "file_path", ".gitignore"),
+        ("Write", "file_path", ".github/workflows/ci.yml"),
+        ("Write", "file_path", "docs/pyvenv.cfg.example"),
+    ],
+)
+def test_file_tools_read_them_and_write_look_alikes(
+    policy: ToolPolicy, tool: str, key: str, path: str
+) -> None:
+    assert policy.check(tool, {key: path}) is None
+
+
 def test_a_file_tool_without_a_path_is_allowed(policy: ToolPolicy) -> None:
     assert policy.check("Grep", {"pattern": "x"}) is None
     assert policy.check("TodoWrite", {"todos": []}) is None
