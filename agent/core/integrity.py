@@ -125,13 +125,15 @@ def layout_changes(run: Run) -> list[str]:
     keeper, recorded = run.layout_keeper, run.state.sandbox_layout
     if keeper is None or recorded is None:
         return []
-    changes = layout.diff(recorded, keeper.now())
+    now = keeper.now()
+    changes = layout.diff(recorded, now)
     if not changes:
         return []
     return [
         "the sandbox layout the project's venv asks for changed (the sandbox keeps the "
         "recorded one until you approve):",
         *(f"    {line}" for line in changes),
+        *(f"    left out whatever you decide: {note}" for note in now.left_out),
     ]
 
 
@@ -203,5 +205,3 @@ async def guard(run: Run, where: str) -> None:
     approved_layout = run.state.sandbox_layout
     if run.layout_keeper is not None and approved_layout is not None:
         run.layout_keeper.apply(approved_layout)  # checked against the deny list again
-        for note in approved_layout.left_out:
-            run.log(f"sandbox: left out {note}")

@@ -22,7 +22,7 @@ example) are not shown; the project's tests then fail to import them, visibly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.core.project_env import project_venv
@@ -157,9 +157,18 @@ class LayoutKeeper:
     network: bool
     apply: Callable[[SandboxLayout], None]
     """Rebuild the running sandbox (its wrapper and test-gate command) from a layout."""
+    log: Log = field(default=lambda _line: None)
+    """Where a folder newly left out is told, once per agent (an attempt, most likely)."""
+    told: set[str] = field(default_factory=set)
 
     def now(self) -> SandboxLayout:
-        return resolve(self.project_dir, self.places, network=self.network)
+        """The layout the project's files ask for now (denied folders left out, told)."""
+        found = resolve(self.project_dir, self.places, network=self.network)
+        for note in found.left_out:
+            if note not in self.told:
+                self.told.add(note)
+                self.log(f"sandbox: left out {note}")
+        return found
 
 
 def at_start(

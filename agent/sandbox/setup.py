@@ -84,5 +84,5 @@ async def session_launch(
     ) as box:
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
-        keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout)
+        keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout, log)
         yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper)

@@ -77,6 +77,18 @@ def test_a_pth_naming_the_harness_home_changes_nothing_to_approve(
     assert len(left_out) == 3 and all("evil.pth" in note for note in left_out)
 
 
+def test_each_folder_left_out_is_told_once(run: Run, isolated_home: Path) -> None:
+    keeper = run.layout_keeper
+    assert keeper is not None
+    lines: list[str] = []
+    keeper.log = lines.append
+    (site(run) / "evil.pth").write_text(f"{isolated_home}\n")
+    keeper.now()
+    keeper.now()
+    assert len(lines) == 1 and lines[0].startswith(f"sandbox: left out {isolated_home} (")
+    assert "HARNESS_HOME" in lines[0]
+
+
 async def test_a_new_folder_stops_at_a_checkpoint_and_approval_records_it(
     run: Run, tmp_path: Path, applied: list[SandboxLayout]
 ) -> None:
