@@ -1,0 +1,137 @@
+"""The endpoint's ledger: which session a request belongs to, and what it spent.
+
+Why: the model's commands reach the model endpoint through the same relay as the
+CLI and cannot be told apart from it. So the endpoint itself opens only while one
+of the agent's sessions runs (a *window*), and every answer it forwards in that
+window is charged to that session: tokens from the answer's ``usage``, dollars
+from :mod:`agent.core.pricing`. A session's figures are then at least this sum
+(:func:`agent.core.session.run_session`), so an extra request is never free. A
+request with no window open (between sessions, while a checkpoint waits) is
+refused, logged and counted.
+
+The agent runs one session at a time; the meter lives in its event loop (the
+proxy's connections and the sessions share it), so it needs no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from agent.core import endpoint_rules
+from agent.core.endpoint_rules import Refusal
+from agent.core.endpoint_usage import Usage
+from agent.core.pricing import cost_usd, price_of
+
+Note = Callable[[str], None]
+
+
+@dataclass
+class EndpointSpend:
+    """What the endpoint forwarded for one window (a session, or the harness's probe)."""
+
+    label: str
+    requests: int = 0
+    """Requests forwarded (count_tokens ones included)."""
+    input_tokens: int = 0
+    """Every billed input token: uncached, cache read and cache write."""
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cost_usd: float = 0.0
+    unreadable: int = 0
+    """Successful answers whose usage could not be read (they count as requests)."""
+
+    def add(self, usage: Usage, cost: float) -> None:
+        self.input_tokens += usage.billed_input
+        self.output_tokens += usage.output_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_creation_tokens += usage.cache_creation_tokens
+        self.cost_usd = round(self.cost_usd + cost, 6)
+
+    def line(self) -> str:
+        """One line for the agent log."""
+        unread = f", {self.unreadable} unreadable" if self.unreadable else ""
+        return (
+            f"{self.requests} request(s){unread}, {self.input_tokens} in "
+            f"({self.cache_read_tokens} cache read, {self.cache_creation_tokens} cache write) / "
+            f"{self.output_tokens} out, ${self.cost_usd:.4f}"
+        )
+
+
+class EndpointMeter:
+    """Opens the endpoint for one window at a time and charges answers to it.
+
+    ``priced`` is false for the embedded model (its answers cost nothing). ``log``
+    gets every refusal and unreadable answer; ``on_refusal`` counts refusals (the
+    audit).
+    """
+
+    def __init__(
+        self, *, priced: bool, log: Note | None = None, on_refusal: Note | None = None
+    ) -> None:
+        self.priced = priced
+        self._log = log
+        self._on_refusal = on_refusal
+        self.open: EndpointSpend | None = None
+        self.last: EndpointSpend | None = None
+        """The window closed last (for the figures of a session that failed)."""
+        self.refused = 0
+
+    @contextlib.contextmanager
+    def window(self, label: str) -> Iterator[EndpointSpend]:
+        """Open the endpoint for ``label`` until the block ends; yields its live figures."""
+        if self.open is not None:
+            raise RuntimeError(f"endpoint window {label!r} inside {self.open.label!r}")
+        spend = EndpointSpend(label)
+        self.open = spend
+        try:
+            yield spend
+        finally:
+            self.open = None
+            self.last = spend
+
+    def take_last(self, label: str) -> EndpointSpend | None:
+        """The window closed last if it was ``label``'s, handed out once (so charged once)."""
+        last, self.last = self.last, None
+        return last if last is not None and last.label == label else None
+
+    def admit(self, method: str, target: str) -> tuple[EndpointSpend | None, Refusal | None]:
+        """The window a request is charged to, or why it is refused (logged and counted)."""
+        refused = endpoint_rules.refusal(method, target)
+        if refused is None and self.open is None:
+            refused = endpoint_rules.closed(method, target)
+        if refused is not None:
+            self.refuse(refused)
+            return None, refused
+        return self.open, None
+
+    def refuse(self, refused: Refusal) -> None:
+        """Log and count one refusal."""
+        self.refused += 1
+        detail = f"model endpoint refused a request ({refused.status}): {refused.message}"
+        if self._log is not None:
+            self._log(f"[endpoint] {detail}")
+        if self._on_refusal is not None:
+            self._on_refusal(detail)
+
+    def charge(
+        self, spend: EndpointSpend, usage: Usage, requested: str, status: int, target: str
+    ) -> float:
+        """Charge one forwarded answer to ``spend``; its cost (0 unpriced)."""
+        spend.requests += 1
+        model = usage.model or requested
+        is_messages = target.partition("?")[0] == "/v1/messages"  # count_tokens is free
+        if is_messages and 200 <= status < 300 and not usage.found:
+            spend.unreadable += 1
+            self._note(f"[endpoint] the answer to {endpoint_rules.shown(target)} had no usage")
+        cost = cost_usd(usage, model) if self.priced else 0.0
+        if self.priced and usage.found and price_of(model) is None:
+            self._note(f"[endpoint] no price for model {endpoint_rules.shown(model)}: dearest rate")
+        spend.add(usage, cost)
+        return cost
+
+    def _note(self, line: str) -> None:
+        if self._log is not None:
+            self._log(line)
