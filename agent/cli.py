@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core import phases
+from agent.core.endpoint_meter import EndpointMeter
 from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run
-from agent.core.policy import PolicyContext
+from agent.core.policy import PolicyContext, audit
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
 from agent.core.runner import run_to_end
@@ -84,27 +85,57 @@ class ModelAccess:
     """The model name for the sessions (``None``: the CLI's default)."""
     check: ModelCheck | None
     """The endpoint probe; ``None`` for the embedded model."""
+    meter: EndpointMeter
+    """Opens the endpoint only while a session runs and charges every answer to it."""
+
+
+def endpoint_meter(spec: AgentSpec, log: AgentLog, files: WorkspaceFiles | None) -> EndpointMeter:
+    """The model endpoint's ledger: refusals logged, and counted in the workspace's audit."""
+
+    def count(detail: str) -> None:
+        if files is not None:
+            audit.record_endpoint_refusal(files, detail)
+
+    return EndpointMeter(priced=not spec.uses_local_model, log=log, on_refusal=count)
+
+
+def metered_probe(check: ModelCheck, meter: EndpointMeter) -> ModelCheck:
+    """The endpoint probe with the endpoint open for it (no session runs at that moment)."""
+
+    async def probe() -> list[str]:
+        with meter.window("endpoint probe") as spent:
+            warnings = await check()
+        meter.take_last(spent.label)
+        return warnings
+
+    return probe
 
 
 @contextlib.asynccontextmanager
 async def model_environment(
-    spec: AgentSpec, log: AgentLog, credentials: Mapping[str, str] | None = None
+    spec: AgentSpec,
+    log: AgentLog,
+    credentials: Mapping[str, str] | None = None,
+    files: WorkspaceFiles | None = None,
 ) -> AsyncIterator[ModelAccess]:
     """Start what the CLI talks to: the embedded model, or the proxy to the real endpoint.
 
     ``credentials`` (:mod:`common.credentials`) are the starting client's; the
-    proxy holds the secret among them, the CLI only the proxy's address.
+    proxy holds the secret among them, the CLI only the proxy's address. Either way
+    the proxy forwards only the Messages API, only during a session, and charges it
+    (refusals are counted in ``files``' audit).
 
     Raises:
         CredentialsError: a Claude model and no key, token or base URL.
     """
     credentials = credentials or {}
+    meter = endpoint_meter(spec, log, files)
     if spec.uses_local_model:
         playbook = spec.playbook or DEMO_PLAYBOOK
         # Through the proxy too: it records every exchange in the trace.
         async with (
             LocalModel(playbook) as model_url,
-            ModelProxy(Upstream(model_url, "none")) as base_url,
+            ModelProxy(Upstream(model_url, "none"), log, meter) as base_url,
         ):
             log(f"embedded model serving {playbook.name} at {model_url}")
             yield ModelAccess(
@@ -115,12 +146,13 @@ async def model_environment(
                 },
                 model=None,
                 check=None,
+                meter=meter,
             )
         return
     check_credentials(spec, credentials)
     upstream = Upstream.from_credentials(credentials)
     model = spec.model or credentials.get(MODEL)
-    async with ModelProxy(upstream, log) as proxy_url:
+    async with ModelProxy(upstream, log, meter) as proxy_url:
         log(f"model proxy at {proxy_url} for {upstream.base_url} ({upstream.auth})")
         yield ModelAccess(
             env={
@@ -129,7 +161,10 @@ async def model_environment(
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             },
             model=model,
-            check=functools.partial(probe_endpoint, proxy_url, upstream, model),
+            check=metered_probe(
+                functools.partial(probe_endpoint, proxy_url, upstream, model), meter
+            ),
+            meter=meter,
         )
 
 
@@ -205,7 +240,7 @@ async def _run(
     places: ProtectedPlaces,
 ) -> tuple[Outcome, str]:
     async with (
-        model_environment(info.spec, log, credentials) as access,
+        model_environment(info.spec, log, credentials, files) as access,
         session_launch(info.spec, bwrap, access.env, log, state.sandbox_layout, places) as launch,
     ):
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
@@ -214,6 +249,7 @@ async def _run(
             model=access.model,
             env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            meter=access.meter,
             cli_path=launch.cli_path,
             max_turns=info.spec.budgets.turns_per_session,
             policy=PolicySetup(

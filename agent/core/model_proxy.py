@@ -8,9 +8,12 @@ forwards each request to the real endpoint with the real auth headers in place
 of the dummy ones. Answers (SSE streams included) are passed through chunk by
 chunk, as they arrive.
 
-Anything local can use this proxy while it runs, not only the CLI: the model's
-own Bash commands could send requests through it and spend on the account
-(they cannot read the key). A guard is left to the sandbox that comes later.
+The model's own commands reach this proxy too (through the sandbox's relay and
+bridge, indistinguishable from the CLI). So it forwards only the Messages API
+(:mod:`agent.core.endpoint_rules`), and, given an :class:`EndpointMeter`, only
+while one of the agent's sessions runs, charging every answer's tokens and cost
+to that session (:mod:`agent.core.endpoint_meter`). It asks the endpoint for
+uncompressed answers so that every answer's ``usage`` can be read.
 
 When the endpoint cannot be reached, the proxy answers 502 with an Anthropic
 error body saying why, and the header :data:`PROXY_ERROR_HEADER` naming the kind
@@ -27,6 +30,7 @@ import json
 import logging
 import socket
 import time
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -35,8 +39,12 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from agent.core import endpoint_rules
+from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
+from agent.core.endpoint_rules import Refusal
+from agent.core.endpoint_usage import read_usage, requested_model
 from agent.core.log import AgentLog
-from agent.core.trace_wire import record_exchange
+from agent.core.trace_wire import decode_body, record_exchange
 from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
 from common.errors import SessionError
 
@@ -52,6 +60,8 @@ CONNECT_TIMEOUT_S = 8.0
 READ_TIMEOUT_S = 600.0
 """Between two chunks of an answer: SSE streams send pings, so this is generous."""
 MAX_HEAD_BYTES = 64 * 1024
+MAX_BODY_BYTES = 32 * 1024 * 1024
+"""The Messages API's own request limit (32 MB): a larger body is refused, not buffered."""
 
 ErrorKind = Literal["refused", "dns", "unreachable", "timeout", "other"]
 AuthKind = Literal["api_key", "auth_token", "oauth", "none"]
@@ -70,6 +80,7 @@ _HOP_BY_HOP = frozenset(
         "upgrade",
         "host",
         "content-length",
+        "accept-encoding",
     }
 )
 _AUTH_HEADERS = frozenset({"x-api-key", "authorization"})
@@ -153,9 +164,17 @@ def classify(error: httpx2.HTTPError) -> tuple[ErrorKind, str]:
 class ModelProxy:
     """``async with ModelProxy(upstream, log) as base_url:`` serves on 127.0.0.1 until exit."""
 
-    def __init__(self, upstream: Upstream, agent_log: AgentLog | None = None) -> None:
+    def __init__(
+        self,
+        upstream: Upstream,
+        agent_log: AgentLog | None = None,
+        meter: EndpointMeter | None = None,
+    ) -> None:
         self.upstream = upstream
         self._log = agent_log
+        self.meter = meter
+        """Opens the endpoint only during sessions and charges them; ``None``: always open
+        (the paths are filtered all the same)."""
         self._server: asyncio.Server | None = None
         self._client: httpx2.AsyncClient | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -224,13 +243,22 @@ class ModelProxy:
                 raise
             return False  # the client closed an idle connection
         method, target, headers = _parse_head(head)
-        body = await _read_body(reader, headers)
+        keep_alive = _header(headers, "connection").lower() != "close"
+        try:
+            body = await _read_body(reader, headers, MAX_BODY_BYTES)
+        except _TooLarge:
+            await self._refuse(writer, endpoint_rules.too_large(MAX_BODY_BYTES), keep_alive=False)
+            return False
+        window, refused = self._admit(method, target)
+        if refused is not None:
+            await self._refuse(writer, refused, keep_alive=keep_alive)
+            return keep_alive
         self.requests += 1
         started = time.monotonic()
-        keep_alive = _header(headers, "connection").lower() != "close"
         url = self.upstream.base_url + target
+        sent_headers = [*upstream_headers(headers, self.upstream), ("accept-encoding", "identity")]
         request = self._client_or_fail().build_request(
-            method, url, headers=upstream_headers(headers, self.upstream), content=body
+            method, url, headers=sent_headers, content=body
         )
         try:
             response = await self._client_or_fail().send(request, stream=True)
@@ -242,21 +270,57 @@ class ModelProxy:
             return keep_alive
         answer = bytearray()
         try:
-            await _relay(response, writer, head_only=method == "HEAD", sink=answer)
-            record_exchange(
-                target,
-                body,
-                response.status_code,
-                bytes(answer),
-                dict(response.headers),
-                int((time.monotonic() - started) * 1000),
-            )
+            client_stayed = await _relay(response, writer, head_only=method == "HEAD", sink=answer)
         except httpx2.HTTPError as e:  # the endpoint failed mid-answer: the client sees it cut
             log.warning("model proxy: answer from %s cut off: %s", self.upstream.base_url, e)
-            return False
+            client_stayed = False
         finally:
             await response.aclose()
-        return keep_alive
+        cost = self._charge(window, target, body, response, bytes(answer))
+        record_exchange(
+            target,
+            body,
+            response.status_code,
+            bytes(answer),
+            dict(response.headers),
+            int((time.monotonic() - started) * 1000),
+            cost_usd=cost,
+        )
+        return keep_alive and client_stayed
+
+    def _admit(self, method: str, target: str) -> tuple[EndpointSpend | None, Refusal | None]:
+        """The window to charge, or why the request is refused (logged; counted by the meter)."""
+        if self.meter is not None:
+            return self.meter.admit(method, target)
+        refused = endpoint_rules.refusal(method, target)
+        if refused is not None and self._log is not None:
+            self._log(f"[endpoint] model endpoint refused a request: {refused.message}")
+        return None, refused
+
+    async def _refuse(
+        self, writer: asyncio.StreamWriter, refused: Refusal, *, keep_alive: bool
+    ) -> None:
+        writer.write(endpoint_rules.error_answer(refused, keep_alive=keep_alive))
+        with contextlib.suppress(ConnectionError):
+            await writer.drain()
+
+    def _charge(
+        self,
+        window: EndpointSpend | None,
+        target: str,
+        body: bytes,
+        response: httpx2.Response,
+        answer: bytes,
+    ) -> float | None:
+        """Charge the answer to its window; its cost (``None`` without a meter)."""
+        if self.meter is None or window is None:
+            return None
+        try:
+            payload = decode_body(answer, response.headers.get("content-encoding", ""))
+        except zlib.error:
+            payload = b""  # unreadable: charged as a request, counted as unreadable
+        usage = read_usage(payload, response.headers.get("content-type", ""))
+        return self.meter.charge(window, usage, requested_model(body), response.status_code, target)
 
     def _client_or_fail(self) -> httpx2.AsyncClient:
         assert self._client is not None, "not started"
@@ -288,7 +352,19 @@ def _header(headers: list[tuple[str, str]], name: str) -> str:
     return next((value for key, value in headers if key.lower() == name), "")
 
 
-async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[str, str]]) -> bytes:
+class _TooLarge(Exception):
+    """A request body over the limit: answered 413 and the connection closed."""
+
+
+async def _read_body(
+    reader: asyncio.StreamReader, headers: list[tuple[str, str]], limit: int
+) -> bytes:
+    """The request's body, by its framing (chunked or ``content-length``), at most ``limit``.
+
+    Raises:
+        _TooLarge: the body is (or announces to be) longer than ``limit``.
+        ValueError: a size that is not a number.
+    """
     if _header(headers, "transfer-encoding").lower() == "chunked":
         data = bytearray()
         while True:
@@ -297,9 +373,13 @@ async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[str, str]
                 while (await reader.readuntil(b"\r\n")).strip():  # trailers
                     pass
                 return bytes(data)
+            if len(data) + size > limit:
+                raise _TooLarge
             data += await reader.readexactly(size)
             await reader.readexactly(2)
     length = int(_header(headers, "content-length") or 0)
+    if length > limit:
+        raise _TooLarge
     return await reader.readexactly(length) if length > 0 else b""
 
 
@@ -309,9 +389,13 @@ async def _relay(
     *,
     head_only: bool,
     sink: bytearray | None = None,
-) -> None:
+) -> bool:
     """Status, headers, then the body re-framed as chunks, each sent as it arrives
-    (and kept in ``sink``, for the trace)."""
+    (and kept in ``sink``, for the trace and the usage); whether the client stayed.
+
+    A client that goes away mid-answer does not end the reading: the answer is read
+    to its end, so that its ``usage`` (in the last events of a stream) is charged.
+    """
     no_body = head_only or response.status_code in (204, 304)
     lines = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}"]
     lines += [
@@ -320,18 +404,26 @@ async def _relay(
         if name.lower() not in _HOP_BY_HOP
     ]
     lines.append("content-length: 0" if no_body else "transfer-encoding: chunked")
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    stayed = await _send(writer, ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
     if no_body:
-        await writer.drain()
-        return
+        return stayed
     async for chunk in response.aiter_raw():
         if chunk:
             if sink is not None:
                 sink += chunk
-            writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            await writer.drain()
-    writer.write(b"0\r\n\r\n")
-    await writer.drain()
+            if stayed:
+                stayed = await _send(writer, b"%x\r\n%s\r\n" % (len(chunk), chunk))
+    return stayed and await _send(writer, b"0\r\n\r\n")
+
+
+async def _send(writer: asyncio.StreamWriter, data: bytes) -> bool:
+    """Write ``data``; whether the client is still there."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (ConnectionError, OSError):
+        return False
+    return not writer.is_closing()
 
 
 async def _send_unreachable(

@@ -162,11 +162,35 @@ class Run:
             sessions=1,
             session_s=result.duration_ms / 1000,
         )
+        self._add_spend(spent, issue)
+        return spent
+
+    def account_failed(self, label: str, issue: int | None) -> None:
+        """Add what the model endpoint forwarded for a session that failed to the spend.
+
+        A failed session has no figures of its own, but its requests were billed.
+        """
+        meter = self.sessions.meter
+        spent = meter.take_last(f"session {label}") if meter is not None else None
+        if spent is None or spent.requests == 0:
+            return
+        self.log(f"session {label} failed after the model endpoint forwarded {spent.line()}")
+        self._add_spend(
+            Spend(
+                tokens_in=spent.input_tokens,
+                tokens_out=spent.output_tokens,
+                cache_read=spent.cache_read_tokens,
+                cache_creation=spent.cache_creation_tokens,
+                cost_usd=spent.cost_usd,
+            ),
+            issue,
+        )
+
+    def _add_spend(self, spent: Spend, issue: int | None) -> None:
         by_issue = dict(self.state.issue_spend)
         if issue is not None:
             by_issue[issue] = by_issue.get(issue, Spend()).plus(spent)
         self.save(spend=self.state.spend.plus(spent), issue_spend=by_issue)
-        return spent
 
     async def ask(
         self, kind: CheckpointType, build: Callable[[str], Awaitable[Checkpoint]]
@@ -293,6 +317,7 @@ class Run:
                     label, system, prompt, self.sessions, reports, self.log
                 )
             except SessionError as e:
+                self.account_failed(label, expected_issue)
                 if not e.retryable:
                     raise
                 if attempt == SESSION_ATTEMPTS:

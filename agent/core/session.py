@@ -10,8 +10,10 @@ and writes every message to the agent log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from claude_agent_sdk import (
 )
 
 from agent.core import trace_session
+from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.hooks import FileTracker, PolicySetup, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.policy import PolicyContext
@@ -62,6 +65,9 @@ class SessionConfig:
     policy: PolicySetup | None = None
     """The command policy and its audit counts; ``None``: the project's defaults,
     logged but not counted."""
+    meter: EndpointMeter | None = None
+    """The model endpoint's ledger: it opens the endpoint for the session and charges it
+    every answer (the model's own requests too); ``None``: nothing metered."""
 
 
 @dataclass
@@ -80,6 +86,8 @@ class SessionResult:
     """Part of ``input_tokens`` read from the prompt cache."""
     cache_creation_tokens: int = 0
     """Part of ``input_tokens`` written to the prompt cache."""
+    endpoint_requests: int = 0
+    """Requests the model endpoint forwarded for the session (the CLI's and any other)."""
 
 
 async def run_session(
@@ -96,9 +104,44 @@ async def run_session(
         SessionError: the CLI could not start, the API kept failing, or the session timed out.
     """
     project, model = config.project_dir, config.model
-    with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
-        traced.figures = await _run_session(label, system_prompt, prompt, config, reports, log)
-        return traced.figures
+    with (
+        traced_session(label, system_prompt, prompt, project, model, reports) as traced,
+        _endpoint_window(config.meter, label) as spent,
+    ):
+        figures = await _run_session(label, system_prompt, prompt, config, reports, log)
+        if spent is not None:
+            figures = with_endpoint(figures, spent)
+            log(f"── session {label}: the model endpoint forwarded {spent.line()}")
+        traced.figures = figures
+        return figures
+
+
+@contextlib.contextmanager
+def _endpoint_window(meter: EndpointMeter | None, label: str) -> Iterator[EndpointSpend | None]:
+    """The endpoint open for this session (``None`` without a meter)."""
+    if meter is None:
+        yield None
+        return
+    with meter.window(f"session {label}") as spent:
+        yield spent
+
+
+def with_endpoint(figures: SessionResult, spent: EndpointSpend) -> SessionResult:
+    """The session's figures, each at least what the endpoint forwarded and charged.
+
+    The CLI's own report misses requests the model's commands sent through the
+    relay (and the CLI's stdout can be forged by them); the endpoint sees them all.
+    """
+    cli_cost = figures.cost_usd
+    return replace(
+        figures,
+        cost_usd=spent.cost_usd if cli_cost is None else max(cli_cost, spent.cost_usd),
+        input_tokens=max(figures.input_tokens, spent.input_tokens),
+        output_tokens=max(figures.output_tokens, spent.output_tokens),
+        cache_read_tokens=max(figures.cache_read_tokens, spent.cache_read_tokens),
+        cache_creation_tokens=max(figures.cache_creation_tokens, spent.cache_creation_tokens),
+        endpoint_requests=spent.requests,
+    )
 
 
 async def _run_session(

@@ -120,6 +120,7 @@ def exchange_event(
     content_type: str,
     duration_ms: int,
     secrets: tuple[str, ...] = (),
+    cost_usd: float | None = None,
 ) -> ModelRequest | None:
     """The trace event of one exchange; ``None`` when the request is not a JSON object."""
     try:
@@ -151,13 +152,22 @@ def exchange_event(
         cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
         cache_creation_tokens=int(usage.get("cache_creation_input_tokens") or 0),
         duration_ms=duration_ms,
+        cost_usd=cost_usd,
     )
 
 
 def record_exchange(
-    target: str, raw_request: bytes, status: int, answer: bytes, headers: dict[str, str], ms: int
+    target: str,
+    raw_request: bytes,
+    status: int,
+    answer: bytes,
+    headers: dict[str, str],
+    ms: int,
+    *,
+    cost_usd: float | None = None,
 ) -> None:
-    """Add one forwarded ``/v1/messages`` exchange to the open trace (if any).
+    """Add one forwarded ``/v1/messages`` exchange to the open trace (if any), with the
+    cost the endpoint charged for it (``None`` when nothing charged it).
 
     An answer the trace cannot read must not cut the CLI's connection: the failure is
     logged and the exchange left out of the trace.
@@ -176,6 +186,7 @@ def record_exchange(
             content_type=headers.get("content-type", ""),
             duration_ms=ms,
             secrets=tracer.secrets,
+            cost_usd=cost_usd,
         )
     except (zlib.error, ValueError, KeyError, TypeError) as e:
         logger.warning("trace: cannot read the answer to %s: %s", target, e)

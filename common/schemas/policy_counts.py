@@ -17,3 +17,5 @@ class PolicyCounts(StrictModel):
     """PreToolUse decisions that refused the tool call."""
     forgeries: int = 0
     """Rejected decisions or switches that did not come from a client."""
+    endpoint_refused: int = 0
+    """Requests the model endpoint refused: another path, or no session running."""

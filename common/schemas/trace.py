@@ -77,6 +77,8 @@ class ModelRequest(_Event):
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
     duration_ms: int = 0
+    cost_usd: float | None = None
+    """What the agent's model endpoint charged the session for it (``None``: not metered)."""
 
 
 class ToolCall(_Event):

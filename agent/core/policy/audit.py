@@ -50,10 +50,13 @@ def read_counts(files: WorkspaceFiles) -> PolicyCounts:
 
 def status_line(counts: PolicyCounts) -> str:
     """What ``harness status`` shows."""
-    return (
+    line = (
         f"policy: {counts.allowed} allowed, {counts.denied} denied, "
         f"{counts.forgeries} forgeries rejected"
     )
+    if counts.endpoint_refused:
+        line += f", {counts.endpoint_refused} model endpoint requests refused"
+    return line
 
 
 def _bump(files: WorkspaceFiles, field: str) -> None:
@@ -84,3 +87,10 @@ def record_forgery(files: WorkspaceFiles, detail: str, log: Log | None = None) -
     """
     (log or AgentLog())(f"[policy] forgery rejected: {detail}")
     _bump(files, "forgeries")
+
+
+def record_endpoint_refusal(files: WorkspaceFiles, detail: str, log: Log | None = None) -> None:
+    """Count a request the model endpoint refused (the meter logged it; ``log`` may too)."""
+    if log is not None:
+        log(f"[policy] {detail}")
+    _bump(files, "endpoint_refused")
