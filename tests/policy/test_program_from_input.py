@@ -190,6 +190,19 @@ def test_a_link_to_an_open_file_is_not_a_way_around(context: PolicyContext) -> N
     assert "a link to /dev/fd/0" in verdict(context, "ln -sf /dev/fd/0 run.sh")
 
 
+def test_a_link_planted_earlier_that_leads_to_an_open_file_is_one_too(
+    context: PolicyContext, project: Path
+) -> None:
+    (project / "src" / "in").symlink_to("/dev/stdin")
+    (project / "src" / "fd").symlink_to("/dev/fd", target_is_directory=True)
+    (project / "src" / "in2").symlink_to("in")
+
+    assert "bash reading its commands from src/in " in verdict(context, "bash src/in <<< id")
+    assert "reading its commands from src/fd/0" in verdict(context, "sh src/fd/0 <<< id")
+    assert "python3 reading its program from src/in2" in verdict(context, "python3 src/in2")
+    assert verdict(context, "python3 src/app.py") == "allow"
+
+
 def test_a_redirection_tree_sitter_puts_on_a_list_is_checked_where_the_cd_went(
     context: PolicyContext,
 ) -> None:

@@ -15,6 +15,7 @@ words are such descriptor numbers.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 from agent.core.policy.syntax import Node, Word, text_of, word_of
 
 STANDARD_INPUT = 0
+_MAX_LINKS = 40
 _DESCRIPTOR_PATH = re.compile(
     r"/dev/(?:(?P<std>stdin|stdout|stderr)|fd/(?P<fd>\d+))"
     r"|/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/fd/(?P<proc>\d+)"
@@ -46,17 +48,36 @@ FROM_STANDARD_INPUT = OpenFile("standard input", STANDARD_INPUT)
 
 def descriptor_of(text: str, cwds: list[Path]) -> int | None:
     """The descriptor a path opens (``/dev/stdin`` is 0, ``/dev/fd/3`` is 3), or ``None``
-    for any other path. ``//dev/./stdin`` and ``../../dev/stdin`` count too."""
+    for any other path. ``//dev/./stdin``, ``../../dev/stdin`` and a link that leads to
+    one (``src/in`` to ``/dev/stdin``, ``src/fd`` to ``/dev/fd``) count too."""
     places = [text] if text.startswith("/") else [str(cwd / text) for cwd in cwds]
     for place in places:
-        normal = "/" + posixpath.normpath(place).lstrip("/")
-        match = _DESCRIPTOR_PATH.fullmatch(normal)
-        if match is None:
-            continue
-        if match["std"]:
-            return _STANDARD[match["std"]]
-        return int(match["fd"] or match["proc"])
+        for step in _link_steps(place):
+            match = _DESCRIPTOR_PATH.fullmatch(step)
+            if match is None:
+                continue
+            if match["std"]:
+                return _STANDARD[match["std"]]
+            return int(match["fd"] or match["proc"])
     return None
+
+
+def _link_steps(place: str) -> list[str]:
+    """``place`` as written, then each path its symbolic links lead to, one link at a
+    time (the last one, ``/proc/PID/fd/N``, is not followed to what it names)."""
+    steps = ["/" + posixpath.normpath(place).lstrip("/")]
+    for _ in range(_MAX_LINKS):
+        current = Path(steps[-1])
+        folder = os.path.realpath(current.parent)
+        here = posixpath.join(folder, current.name)
+        if here != steps[-1]:
+            steps.append(here)
+        try:
+            target = str(Path(here).readlink())
+        except OSError:  # not a link, or nothing there
+            break
+        steps.append("/" + posixpath.normpath(posixpath.join(folder, target)).lstrip("/"))
+    return steps
 
 
 def open_file_of(word: Word, cwds: list[Path]) -> OpenFile | None:
