@@ -12,9 +12,11 @@ from typing import ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from common.schemas.tui_settings import TuiSettings
+from common.untrusted_text import printable, printable_line
 from tui.modals.help import HelpScreen
 from tui.screens.running import RunningScreen
 from tui.screens.wizard import WizardDefaults
@@ -68,6 +70,29 @@ class HarnessApp(App[None]):
         if self._driver is not None:
             self._driver.write(text)
             self._driver.flush()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast whose text is never markup and shows every control character escaped.
+
+        Toasts quote agent names, reasons and errors, which may carry the model's words.
+        ``markup`` is ignored: widgets pass Textual's default (on) for every toast.
+        """
+        del markup
+        super().notify(
+            printable(message),
+            title=printable_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_default_screen(self) -> Screen[None]:
         return self._main_screen

@@ -9,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from common.schemas.tui_settings import NotifySettings
-from tui.services.notify import Notifier, osc_sequences
+from tui.services.notify import Notifier, osc_sequences, tmux_literal
 
 
 def test_osc_sequences_are_wrapped_for_tmux_and_cannot_be_broken_out_of() -> None:
     plain = osc_sequences("agent_1 waits; \x1b]evil\a", in_tmux=False)
-    assert plain == (
-        "\x1b]9;agent_1 waits, ]evil\a\x1b]777;notify;coding-harness;agent_1 waits, ]evil\a"
-    )
+    shown = "agent_1 waits, \\x1b]evil\\x07"  # escaped in sight, not silently dropped
+    assert plain == f"\x1b]9;{shown}\a\x1b]777;notify;coding-harness;{shown}\a"
     wrapped = osc_sequences("hi", in_tmux=True)
     assert (
         wrapped
@@ -54,3 +53,23 @@ async def test_a_failing_command_is_logged_not_raised(tmp_path: Path) -> None:
     written: list[str] = []
     await Notifier(settings, written.append, environ={}).announce("agent_1", "issue_closure")
     assert written == ["\a"]
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("a\x9cb", "a\\x9cb"),  # C1 string terminator: would end the OSC early
+        ("a\x9d0;t", "a\\x9d0,t"),  # C1 OSC introducer
+        ("a\u202eb\u200b", "a<U+202E>b<U+200B>"),
+        ("a\nb\r", "a\\nb\\r"),
+    ],
+)
+def test_no_control_bidi_or_invisible_character_enters_an_osc_notification(
+    message: str, shown: str
+) -> None:
+    assert osc_sequences(message, in_tmux=False).startswith(f"\x1b]9;{shown}\a")
+
+
+def test_tmux_is_shown_a_format_as_text() -> None:
+    """``display-message`` expands ``#(cmd)``: the harness's message doubles every ``#``."""
+    assert tmux_literal("agent #(touch /tmp/x) #{pane_id}") == "agent ##(touch /tmp/x) ##{pane_id}"

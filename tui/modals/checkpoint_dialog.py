@@ -31,6 +31,7 @@ from common.errors import (
     NoPendingCheckpointError,
 )
 from common.schemas.checkpoint import Checkpoint
+from common.untrusted_text import printable_line
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.modals.reason_prompt import ReasonPrompt
@@ -111,16 +112,18 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         checkpoint = self.checkpoint
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"HITL CHECKPOINT: {labels.title(checkpoint.type.value)}"
-            dialog.border_subtitle = self._subtitle
+            dialog.border_subtitle = printable_line(self._subtitle)
             yield Static(self._others_text(), id="others")
             with VerticalScroll(id="dialog-body"):
                 yield Static(checkpoint_text.what_happened(checkpoint), id="what-happened")
                 yield Static(checkpoint_text.details(checkpoint), id="details", markup=False)
                 with Horizontal(id="outcomes"):
-                    approved = Static(f"→ {checkpoint.if_approved}", id="if-approved", markup=False)
+                    approved_text = f"→ {printable_line(checkpoint.if_approved)}"
+                    approved = Static(approved_text, id="if-approved", markup=False)
                     approved.border_title = "IF APPROVED"
                     yield approved
-                    rejected = Static(f"→ {checkpoint.if_rejected}", id="if-rejected", markup=False)
+                    rejected_text = f"→ {printable_line(checkpoint.if_rejected)}"
+                    rejected = Static(rejected_text, id="if-rejected", markup=False)
                     rejected.border_title = "IF REJECTED"
                     yield rejected
             yield Static("", id="notice", markup=False)
@@ -158,7 +161,8 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
             return
         kind = self.checkpoint.type.value
         prompt = ReasonPrompt(
-            f"Reject {kind}: why? ({self.checkpoint.if_rejected})", subtitle=self._subtitle
+            f"Reject {kind}: why? ({printable_line(self.checkpoint.if_rejected)})",
+            subtitle=printable_line(self._subtitle),
         )
         self.app.push_screen(prompt, self._reason_given)
 

@@ -2,7 +2,8 @@
 
 WHAT HAPPENED (done ✓, to decide →), the context details (the same lines the
 agent's log and ``harness checkpoint`` print), IF APPROVED / IF REJECTED, and
-what the quick keys will do for this particular checkpoint.
+what the quick keys will do for this particular checkpoint. Every text from the
+checkpoint is escaped (:mod:`common.untrusted_text`) and never read as markup.
 """
 
 from __future__ import annotations
@@ -16,19 +17,25 @@ from common.schemas.checkpoint import (
     IssueSelectionCheckpoint,
     RegressionApprovalCheckpoint,
 )
+from common.untrusted_text import printable_line
 from common.workspace.render import context_lines
 
 
 def what_happened(checkpoint: Checkpoint) -> Content:
     """The ✓ lines and the → question."""
     lines = [Content.styled("WHAT HAPPENED", "bold")]
-    lines += [Content.assemble(("  ✓ ", "$success"), item) for item in checkpoint.what_happened]
-    lines.append(Content.assemble(("  → ", "bold $warning"), (checkpoint.to_decide, "bold")))
+    lines += [
+        Content.assemble(("  ✓ ", "$success"), printable_line(item))
+        for item in checkpoint.what_happened
+    ]
+    question = printable_line(checkpoint.to_decide)
+    lines.append(Content.assemble(("  → ", "bold $warning"), (question, "bold")))
     return Content("\n").join(lines)
 
 
 def details(checkpoint: Checkpoint) -> str:
-    """The context-specific lines (plain text: they quote code and issue titles)."""
+    """The context-specific lines (plain text: they quote code and issue titles; escaped,
+    the model's prose marked as the model's, by :func:`context_lines`)."""
     return "\n".join(context_lines(checkpoint))
 
 

@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from common.schemas.tui_settings import NotifySettings
+from common.untrusted_text import printable_line
 
 log = logging.getLogger(__name__)
 
@@ -27,12 +28,22 @@ COMMAND_TIMEOUT_S = 10.0
 
 
 def osc_sequences(message: str, *, in_tmux: bool) -> str:
-    """OSC 9 and OSC 777 desktop notifications for ``message`` (tmux-wrapped when needed)."""
-    clean = message.replace("\x1b", "").replace("\a", "").replace(";", ",")
+    """OSC 9 and OSC 777 desktop notifications for ``message`` (tmux-wrapped when needed).
+
+    Inside an OSC sequence a control character would end it early and start another:
+    ``message`` is escaped (C0, C1 such as ST, bidi and invisible characters shown as
+    text), and ``;`` (the field separator) becomes ``,``.
+    """
+    clean = printable_line(message).replace(";", ",")
     sequences = [f"\x1b]9;{clean}\a", f"\x1b]777;notify;{TITLE};{clean}\a"]
     if in_tmux:
         sequences = [f"\x1bPtmux;{seq.replace(chr(27), chr(27) * 2)}\x1b\\" for seq in sequences]
     return "".join(sequences)
+
+
+def tmux_literal(text: str) -> str:
+    """``text`` as tmux shows it literally (``#`` starts a format, ``#(cmd)`` runs ``cmd``)."""
+    return text.replace("#", "##")
 
 
 class Notifier:
@@ -67,12 +78,13 @@ class Notifier:
 
     async def announce(self, agent: str, checkpoint: str) -> None:
         """Tell every channel that ``agent`` waits at ``checkpoint``."""
-        message = f"{agent} waits at {checkpoint}"
+        message = printable_line(f"{agent} waits at {checkpoint}")
         text = self.terminal_text(message)
         if text:
             self._write(text)
         if self.settings.tmux and self.in_tmux:
-            await self._run(["tmux", "display-message", f"⚑ {message}"], {})
+            # display-message expands tmux formats: ``#(…)`` would run a command.
+            await self._run(["tmux", "display-message", f"⚑ {tmux_literal(message)}"], {})
         if self.settings.command:
             extra = {
                 "HARNESS_AGENT": agent,

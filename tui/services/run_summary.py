@@ -18,6 +18,7 @@ from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
 from common.schemas.workspace import WorkspaceInfo
+from common.untrusted_text import printable_line
 from common.workspace import git
 from tui import labels
 
@@ -80,4 +81,6 @@ def _branch_lines(project: Path, branch: str, target: str) -> list[str]:
 
 async def summary(agent: AgentInfo) -> str:
     """:func:`summary_lines` in a thread, joined."""
-    return "\n".join(await asyncio.to_thread(summary_lines, agent))
+    lines = await asyncio.to_thread(summary_lines, agent)
+    # Issue and MR titles, reasons and commit subjects are the model's: one line each, escaped.
+    return "\n".join(printable_line(line) for line in lines)

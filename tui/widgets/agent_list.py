@@ -18,6 +18,7 @@ from textual.widgets import DataTable
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.protocol import AgentInfo
+from common.untrusted_text import printable_line
 from tui import labels
 
 COLUMNS = (
@@ -58,9 +59,9 @@ def _status_style(info: AgentInfo) -> str:
 
 
 def cells(info: AgentInfo) -> dict[str, Text]:
-    """The row of one agent, by column key (Text, so names are never read as markup)."""
+    """The row of one agent, by column key (Text, so names are never read as markup; escaped)."""
     return {
-        "agent": Text(info.name, style="bold"),
+        "agent": Text(printable_line(info.name), style="bold"),
         "status": Text(labels.status(info), style=_status_style(info)),
         "phase": Text(labels.phase(info.phase)),
         "issues": Text(labels.progress(info), justify="right"),
@@ -68,7 +69,7 @@ def cells(info: AgentInfo) -> dict[str, Text]:
         "tokens": Text(labels.tokens(info.spend), justify="right"),
         "cost": Text(labels.cost(info.spend), justify="right"),
         "mode": Text(labels.mode(info), style=_mode_style(info)),
-        "spec": Text(info.spec_file.name),
+        "spec": Text(printable_line(info.spec_file.name)),
     }
 
 

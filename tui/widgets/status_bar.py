@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from textual.content import Content
 from textual.widgets import Static
 
+from common.untrusted_text import printable_line
+
 
 @dataclass(frozen=True)
 class StatusLine:
@@ -33,12 +35,12 @@ def render_status(line: StatusLine) -> Content:
         parts += [
             Content.styled(f" {line.mode} ", mode_style),
             " ",
-            Content.styled(line.agent, "bold"),
+            Content.styled(printable_line(line.agent), "bold"),
         ]
         if line.project:
-            parts += ["  ", line.project]
-        if line.git:
-            parts += [Content.styled(f" ({line.git})", "dim")]
+            parts += ["  ", printable_line(line.project)]
+        if line.git:  # a branch name the model may have chosen
+            parts += [Content.styled(f" ({printable_line(line.git)})", "dim")]
     if line.waiting:
         noun = "checkpoint waits" if line.waiting == 1 else "checkpoints wait"
         parts += ["   ", Content.styled(f"⚑ {line.waiting} {noun} (c to answer)", "bold $warning")]

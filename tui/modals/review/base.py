@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from common.schemas.checkpoint import CheckpointBase
+from common.untrusted_text import printable_line
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.services.decide import Answer
@@ -60,8 +61,9 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         reject = checkpoint_text.reject_label(self.item.checkpoint)
         with Vertical(id="review") as review:
             review.border_title = f"REVIEW: {labels.title(self.item.checkpoint.type.value)}"
-            review.border_subtitle = self._subtitle
-            yield Static(self.checkpoint.to_decide, id="review-question", markup=False)
+            review.border_subtitle = printable_line(self._subtitle)
+            question = printable_line(self.checkpoint.to_decide)
+            yield Static(question, id="review-question", markup=False)
             with VerticalScroll(id="review-body"):
                 yield Static(self.HEADING, classes="heading", markup=False)
                 yield from self.compose_body()

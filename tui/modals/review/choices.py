@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widgets import OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
@@ -16,6 +17,7 @@ from common.schemas.checkpoint import (
     RegressionAction,
     RegressionApprovalCheckpoint,
 )
+from common.untrusted_text import printable_line
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import CheckpointT, ReviewScreen
 from tui.modals.review.plain import test_run_text
@@ -38,7 +40,11 @@ class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
         context = self.checkpoint.context
         yield SelectionList[int](
             *(
-                Selection(f"#{ref.iid} {ref.title}", ref.iid, ref.iid in context.recommended)
+                Selection(
+                    Content(f"#{ref.iid} {printable_line(ref.title)}"),  # never markup
+                    ref.iid,
+                    ref.iid in context.recommended,
+                )
                 for ref in context.issues
             ),
             id="enrich",
@@ -70,7 +76,7 @@ class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
         yield OptionList(
             *(
                 Option(
-                    f"#{ref.iid} {ref.title}"
+                    f"#{ref.iid} {printable_line(ref.title)}"
                     + ("  ← recommended" if ref.iid == context.recommended_iid else ""),
                     id=str(ref.iid),
                 )
@@ -131,9 +137,9 @@ class RegressionApprovalReview(ActionChoice[RegressionApprovalCheckpoint]):
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
-        failing = "\n".join(f"  ✗ {name}" for name in context.newly_failing)
+        failing = "\n".join(f"  ✗ {printable_line(name)}" for name in context.newly_failing)
         where = (
-            f"Issue #{context.issue_iid}: {context.issue_title}"
+            f"Issue #{context.issue_iid}: {printable_line(context.issue_title)}"
             if context.issue_iid is not None
             else "Before the merge request"
         )

@@ -1,4 +1,9 @@
-"""Review screens of the approve-or-reject checkpoints: everything the dialog had no room for."""
+"""Review screens of the approve-or-reject checkpoints: everything the dialog had no room for.
+
+Titles, file names, test output, the diff and the merge request are the model's (or
+its programs'): each is escaped (:mod:`common.untrusted_text`) and shown as plain text
+(``markup=False``), so nothing in it is read as markup or reaches the terminal raw.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesCheckpoint,
 )
 from common.schemas.gates import TestRun
+from common.untrusted_text import printable, printable_line
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
 
@@ -24,10 +30,11 @@ def test_run_text(run: TestRun | None, heading: str = "Tests") -> str:
     if run is None:
         return f"{heading}: not run"
     verdict = "passed" if run.passed else f"FAILED (exit status {run.exit_code})"
-    lines = [f"{heading}: {run.summary} — {verdict}", f"  $ {run.command}"]
-    lines += [f"  ✗ {name}" for name in run.failed_tests]
-    if run.output_tail:
-        lines += ["", run.output_tail.rstrip()]
+    lines = [f"{heading}: {printable_line(run.summary)} — {verdict}"]
+    lines.append(f"  $ {printable_line(run.command)}")
+    lines += [f"  ✗ {printable_line(name)}" for name in run.failed_tests]
+    if run.output_tail:  # what the project's tests printed: escaped, its lines kept
+        lines += ["", printable(run.output_tail.rstrip())]
     return "\n".join(lines)
 
 
@@ -36,7 +43,8 @@ def issue_lines(issues: list[IssueRef]) -> str:
     if not issues:
         return "  (none)"
     return "\n".join(
-        f"  #{ref.iid} {ref.title}" + (f" [{', '.join(ref.labels)}]" if ref.labels else "")
+        f"  #{ref.iid} {printable_line(ref.title)}"
+        + (f" [{printable_line(', '.join(ref.labels))}]" if ref.labels else "")
         for ref in issues
     )
 
@@ -51,7 +59,7 @@ class ProjectVerificationReview(ReviewScreen[ProjectVerificationCheckpoint]):
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static(test_run_text(context.baseline_tests, "Baseline tests"), markup=False)
         if context.uncommitted:
-            changed = "\n".join(f"  {path}" for path in context.uncommitted)
+            changed = "\n".join(f"  {printable_line(path)}" for path in context.uncommitted)
             yield Static(f"Uncommitted changes:\n{changed}", markup=False)
 
 
@@ -62,17 +70,17 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
-        parts = [f"Attempt {context.attempt}."]
+        parts = [f"Attempt {context.attempt}. The issues are the model's words."]
         if context.feedback:
-            parts.append(f"Feedback on the previous attempt: {context.feedback}")
+            parts.append(f"Feedback on the previous attempt: {printable_line(context.feedback)}")
         for position, issue in enumerate(context.issues, start=1):
             star = (
                 " (recommended for enrichment)"
                 if position in context.recommended_enrichment
                 else ""
             )
-            body = issue.description().replace("## ", "#### ")
-            parts.append(f"### {position}. {issue.title}{star}\n\n{body}")
+            body = printable(issue.description()).replace("## ", "#### ")
+            parts.append(f"### {position}. {printable_line(issue.title)}{star}\n\n{body}")
         yield Markdown("\n\n".join(parts), id="issues")
 
 
@@ -85,8 +93,10 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
         context = self.checkpoint.context
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static(test_run_text(context.test_run), markup=False)
-        yield Static(f"Diff ({context.diff_stat}):", classes="heading", markup=False)
-        yield Static(Syntax(context.diff, "diff", theme="ansi_dark", word_wrap=False), id="diff")
+        stat = printable_line(context.diff_stat)
+        yield Static(f"Diff ({stat}):", classes="heading", markup=False)
+        diff = printable(context.diff)  # the model's files: no sequence reaches the terminal
+        yield Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=False), id="diff")
 
 
 class MrPhaseTransitionReview(ReviewScreen[MrPhaseTransitionCheckpoint]):
@@ -110,9 +120,12 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
-        header = f"{context.title}\n{context.source_branch} → {context.target_branch}"
-        yield Static(header, markup=False)
-        commits = "\n".join(f"  {line}" for line in context.commits) or "  (none)"
+        branches = (
+            f"{printable_line(context.source_branch)} → {printable_line(context.target_branch)}"
+        )
+        yield Static(f"{printable_line(context.title)}\n{branches}", markup=False)
+        commits = "\n".join(f"  {printable_line(line)}" for line in context.commits) or "  (none)"
         yield Static(f"Commits:\n{commits}", markup=False)
         yield Static(test_run_text(context.test_run), markup=False)
-        yield Markdown(context.description, id="description")
+        yield Static("Description (the model's words):", classes="heading", markup=False)
+        yield Markdown(printable(context.description), id="description")
