@@ -15,12 +15,16 @@ project_verification and possibly the model's after the first session. So:
 
 Why text and not ``python -I -c 'import sys; print(sys.path)'``: that would run the
 code of the venv's ``.pth`` ``import`` lines and ``sitecustomize`` with the
-harness's authority. Folders that only such code adds (a setuptools finder, for
-example) are not shown; the project's tests then fail to import them, visibly.
+harness's authority. setuptools' editable finders are read as data (their
+``MAPPING``); folders that only other code adds (an ``editables`` redirector, a
+custom ``.pth`` import) are not shown, and the project's tests then fail to import
+them, visibly.
 """
 
 from __future__ import annotations
 
+import ast
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,23 +63,80 @@ def venv_folders(project_dir: Path) -> tuple[Path | None, Path | None, list[Name
 
 
 def _pth_folders(venv: Path, shown_as: str) -> list[Named]:
-    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)."""
+    """Absolute folders named by the venv's ``.pth`` files (``import`` lines are code: skipped)
+    and by setuptools' editable finders (read as data, see :func:`_finder_folders`)."""
     found = []
     for pth in sorted(venv.glob("lib/python*/site-packages/*.pth")):
         source = f"{shown_as}/{pth.relative_to(venv)}"
-        for line in pth.read_text(errors="replace").splitlines():
+        for line in _text(pth).splitlines():
             entry = line.strip()
             if entry.startswith("/"):
                 found.append(Named(Path(entry), source))
+    for finder in sorted(venv.glob(f"lib/python*/site-packages/{_FINDER_GLOB}")):
+        source = f"{shown_as}/{finder.relative_to(venv)}"
+        found += [Named(path, source) for path in _finder_folders(finder)]
     return found
+
+
+_FINDER_GLOB = "__editable___*_finder.py"
+MAX_BYTES = 1 << 20
+"""The largest venv file read: a bigger one is not a venv's own and is ignored."""
+
+
+def _text(path: Path) -> str:
+    """``path``'s text when it is a regular file of at most ``MAX_BYTES``, else ``""``.
+
+    Why so careful: the files are the model's after the first session. A FIFO or a
+    link to ``/dev/zero`` or ``/proc/kmsg`` would block or flood the agent; a link
+    anywhere else is not the venv's own file.
+    """
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return ""
+        with path.open("rb") as file:
+            return file.read(MAX_BYTES).decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _finder_folders(finder: Path) -> list[Path]:
+    """The package folders of a setuptools editable install (``pip install -e``).
+
+    setuptools writes ``MAPPING = {"pkg": "/src/pkg"}`` into a finder module that a
+    ``.pth`` ``import`` line installs. The dict is read with :func:`ast.literal_eval`,
+    never imported: each package folder (a module file's folder) is named, not the
+    repository around it.
+    """
+    try:
+        tree = ast.parse(_text(finder))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    target: ast.expr
+    value: ast.expr | None
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or target.id != "MAPPING" or value is None:
+            continue
+        try:
+            mapping = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return []
+        if not isinstance(mapping, dict):
+            return []
+        paths = [Path(v) for v in mapping.values() if isinstance(v, str) and v.startswith("/")]
+        return [path.parent if path.suffix == ".py" else path for path in paths]
+    return []
 
 
 def _venv_home(venv: Path) -> Path | None:
     """The ``home`` of the venv's ``pyvenv.cfg``: the folder of the interpreter it was made from."""
-    config = venv / "pyvenv.cfg"
-    if not config.is_file():
-        return None
-    for line in config.read_text(errors="replace").splitlines():
+    for line in _text(venv / "pyvenv.cfg").splitlines():
         key, _, value = line.partition("=")
         if key.strip() == "home" and value.strip().startswith("/"):
             return Path(value.strip())

@@ -189,3 +189,51 @@ async def test_bwrap_starts_and_hides_the_daemon_s_home_whatever_the_pth_says(
     assert proc.returncode == 0, err.decode()
     assert out.decode().split("\n")[:2] == ["sibling", "venv runs"], out.decode()
     assert len(lines) == 2, lines
+
+
+def test_an_editable_finder_names_its_packages_read_as_data(scene: Scene) -> None:
+    """setuptools' ``pip install -e`` writes a finder module; its MAPPING is read, never run."""
+    package = scene.sibling / "lib_pkg"
+    package.mkdir()
+    module = scene.sibling / "lonely.py"
+    module.write_text("")
+    marker = scene.project.parent / "finder-ran"
+    finder = scene.site / "__editable___lib_pkg_1_0_finder.py"
+    finder.write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n"
+        f"MAPPING: dict[str, str] = {{'lib_pkg': {str(package)!r}, 'lonely': {str(module)!r}}}\n"
+        f"NAMESPACES: dict[str, list[str]] = {{}}\n"
+    )
+    (scene.site / "__editable__.lib_pkg-1.0.pth").write_text(
+        "import __editable___lib_pkg_1_0_finder; __editable___lib_pkg_1_0_finder.install()\n"
+    )
+    found = layout.resolve(scene.project, scene.places, network=False)
+    assert package in found.read_only and scene.sibling in found.read_only
+    assert not marker.exists()
+    finder.write_text(f"MAPPING = {{'x': {str(scene.places.harness_home)!r}}}\n")
+    now = layout.resolve(scene.project, scene.places, network=False)
+    assert scene.places.harness_home not in now.read_only
+    assert any("_finder.py" in note and "HARNESS_HOME" in note for note in now.left_out)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero", "link outside", "not python"])
+def test_a_venv_file_that_is_not_a_plain_file_is_ignored(scene: Scene, kind: str) -> None:
+    """The model may leave a FIFO or a link where a ``.pth`` is read: never a hang or a crash."""
+    pth = scene.site / "zz.pth"
+    finder = scene.site / "__editable___zz_finder.py"
+    if kind == "fifo":
+        os.mkfifo(pth)
+        os.mkfifo(finder)
+    elif kind == "link to /dev/zero":
+        pth.symlink_to("/dev/zero")
+        finder.symlink_to("/dev/zero")
+    elif kind == "link outside":
+        outside = scene.project.parent / "named.txt"
+        outside.write_text(f"{scene.sibling}\n")
+        pth.symlink_to(outside)
+        finder.symlink_to(outside)
+    else:
+        pth.write_bytes(b"\xff\xfe\x00garbage\n")
+        finder.write_text("MAPPING = {'a': (lambda: 1)()}\ndef broken(:\n")
+    found = layout.resolve(scene.project, scene.places, network=False)
+    assert found.read_only == BASE_SHOWN
