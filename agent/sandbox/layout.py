@@ -174,6 +174,8 @@ def _screen(
         if not item.path.is_absolute() or not item.path.is_dir():
             continue
         real = item.path.resolve()
+        if any(real == c or c in real.parents for c in covered):
+            continue  # visible anyway (the project, a system folder): nothing to mount
         reason = why_denied(real, places)
         if reason is None and recorded and real != item.path:
             reason = f"it is now a link to {real}"
@@ -184,7 +186,7 @@ def _screen(
             if note not in left_out:
                 left_out.append(note)
             continue
-        if not any(real == c or c in real.parents for c in [*covered, *kept]):
+        if not any(real == k or k in real.parents for k in kept):
             kept.append(real)
     return kept, left_out
 

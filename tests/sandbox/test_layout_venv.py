@@ -237,3 +237,11 @@ def test_a_venv_file_that_is_not_a_plain_file_is_ignored(scene: Scene, kind: str
         finder.write_text("MAPPING = {'a': (lambda: 1)()}\ndef broken(:\n")
     found = layout.resolve(scene.project, scene.places, network=False)
     assert found.read_only == BASE_SHOWN
+
+
+def test_a_folder_visible_anyway_needs_no_mount_and_no_note(scene: Scene) -> None:
+    inside = scene.project / "vendored"
+    inside.mkdir()
+    (scene.site / "visible.pth").write_text(f"{inside}\n/usr/lib\n/etc\n")
+    found = layout.resolve(scene.project, scene.places, network=False)
+    assert found.read_only == BASE_SHOWN and found.left_out == []
