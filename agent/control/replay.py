@@ -56,7 +56,10 @@ def clone_at(project: Path, head: str, into: Path) -> Path:
         ReplayError: the commit is not in the project (any more).
     """
     target = into / project.name
-    git.git(into, "clone", "--quiet", "--no-checkout", str(project), str(target))
+    # The harness's git runs jailed with only its repository: the source is bound read-only.
+    git.git(
+        into, "clone", "--quiet", "--no-checkout", str(project), str(target), read_only=(project,)
+    )
     if git.git(target, "cat-file", "-t", head, check=False) != "commit":
         raise ReplayError(f"commit {head[:12]} is not in {project} any more")
     git.git(target, "checkout", "--quiet", "--detach", head)
