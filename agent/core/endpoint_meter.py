@@ -15,9 +15,10 @@ proxy's connections and the sessions share it), so it needs no lock.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent.core import endpoint_rules
 from agent.core.endpoint_rules import Refusal
@@ -25,6 +26,9 @@ from agent.core.endpoint_usage import Usage
 from agent.core.pricing import cost_usd, price_of
 
 Note = Callable[[str], None]
+SETTLE_TIMEOUT_S = 60.0
+"""How long a session's end waits for answers still streaming to requests it made (the
+CLI is gone, but a request of the model's commands may still be answered)."""
 
 
 @dataclass
@@ -42,6 +46,13 @@ class EndpointSpend:
     cost_usd: float = 0.0
     unreadable: int = 0
     """Successful answers whose usage could not be read (they count as requests)."""
+    in_flight: int = 0
+    """Requests admitted and not charged yet."""
+    idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+    """Set while nothing is in flight."""
+
+    def __post_init__(self) -> None:
+        self.idle.set()
 
     def add(self, usage: Usage, cost: float) -> None:
         self.input_tokens += usage.billed_input
@@ -105,7 +116,26 @@ class EndpointMeter:
         if refused is not None:
             self.refuse(refused)
             return None, refused
+        assert self.open is not None
+        self.open.in_flight += 1
+        self.open.idle.clear()
         return self.open, None
+
+    def release(self, spend: EndpointSpend) -> None:
+        """A request admitted to ``spend`` is over (charged, or failed before an answer)."""
+        spend.in_flight -= 1
+        if spend.in_flight <= 0:
+            spend.idle.set()
+
+    async def settle(self, spend: EndpointSpend, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+        """Wait (at most ``timeout_s``) until every request admitted to ``spend`` is charged."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(spend.idle.wait(), timeout_s)
+        if spend.in_flight > 0:
+            self._note(
+                f"[endpoint] {spend.in_flight} request(s) of {spend.label} still answering after "
+                f"{timeout_s:g} s: charged when they end, after the session's figures"
+            )
 
     def refuse(self, refused: Refusal) -> None:
         """Log and count one refusal."""

@@ -253,6 +253,23 @@ class ModelProxy:
         if refused is not None:
             await self._refuse(writer, refused, keep_alive=keep_alive)
             return keep_alive
+        try:
+            return await self._forward(method, target, headers, body, window, writer, keep_alive)
+        finally:
+            if self.meter is not None and window is not None:
+                self.meter.release(window)
+
+    async def _forward(
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        window: EndpointSpend | None,
+        writer: asyncio.StreamWriter,
+        keep_alive: bool,
+    ) -> bool:
+        """Send the request on, relay the answer, charge it; whether the connection stays."""
         self.requests += 1
         started = time.monotonic()
         url = self.upstream.base_url + target

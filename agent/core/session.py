@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -104,11 +104,9 @@ async def run_session(
         SessionError: the CLI could not start, the API kept failing, or the session timed out.
     """
     project, model = config.project_dir, config.model
-    with (
-        traced_session(label, system_prompt, prompt, project, model, reports) as traced,
-        _endpoint_window(config.meter, label) as spent,
-    ):
-        figures = await _run_session(label, system_prompt, prompt, config, reports, log)
+    with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
+        async with _endpoint_window(config.meter, label) as spent:
+            figures = await _run_session(label, system_prompt, prompt, config, reports, log)
         if spent is not None:
             figures = with_endpoint(figures, spent)
             log(f"── session {label}: the model endpoint forwarded {spent.line()}")
@@ -116,14 +114,18 @@ async def run_session(
         return figures
 
 
-@contextlib.contextmanager
-def _endpoint_window(meter: EndpointMeter | None, label: str) -> Iterator[EndpointSpend | None]:
-    """The endpoint open for this session (``None`` without a meter)."""
+@contextlib.asynccontextmanager
+async def _endpoint_window(
+    meter: EndpointMeter | None, label: str
+) -> AsyncIterator[EndpointSpend | None]:
+    """The endpoint open for this session (``None`` without a meter); once the session has
+    ended, closed to new requests and waited on for answers still streaming."""
     if meter is None:
         yield None
         return
     with meter.window(f"session {label}") as spent:
         yield spent
+    await meter.settle(spent)
 
 
 def with_endpoint(figures: SessionResult, spent: EndpointSpend) -> SessionResult:

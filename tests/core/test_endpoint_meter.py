@@ -76,6 +76,24 @@ def test_windows_do_not_nest_and_the_last_is_handed_out_once() -> None:
     assert ledger.take_last("session c") is None
 
 
+async def test_settling_waits_for_requests_in_flight_and_says_when_it_gave_up() -> None:
+    lines: list[str] = []
+    ledger = meter(lines, [])
+    with ledger.window("session x") as window:
+        ledger.admit("POST", "/v1/messages")
+        ledger.admit("POST", "/v1/messages")
+    ledger.release(window)
+    await ledger.settle(window, 0.05)
+    assert window.in_flight == 1
+    assert lines == [
+        "[endpoint] 1 request(s) of session x still answering after 0.05 s: charged when they "
+        "end, after the session's figures"
+    ]
+    ledger.release(window)
+    await ledger.settle(window, 5)  # nothing in flight: at once
+    assert len(lines) == 1
+
+
 def figures(cost: float | None, tokens_in: int, tokens_out: int) -> SessionResult:
     return SessionResult(
         turns=2,
