@@ -4,6 +4,11 @@ The sandbox's relay (:mod:`agent.sandbox.relay`) connects here; this copies the
 bytes to the model endpoint (the embedded model or the agent's model proxy) on
 the host's ``127.0.0.1``. The socket lives in the sandbox's private folder
 (0700), so nothing outside the agent and its sandbox can use it.
+
+It copies bytes and reads none of them: the model's own commands reach this socket
+as well as the CLI does, so the gate is the HTTP-aware proxy it always leads to
+(:mod:`agent.core.model_proxy`, in front of the embedded model too): only the
+Messages API, only while a session runs, every answer charged to that session.
 """
 
 from __future__ import annotations
