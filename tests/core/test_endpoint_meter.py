@@ -11,6 +11,7 @@ from agent.core import orchestrator
 from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.endpoint_usage import Usage
 from agent.core.log import AgentLog
+from agent.core.policy.audit import read_counts, record_endpoint_refusal, status_line
 from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig, SessionResult, with_endpoint
 from common.errors import ModelEndpointError
@@ -159,3 +160,16 @@ async def test_a_failed_session_still_pays_for_what_the_endpoint_forwarded(tmp_p
     assert run.state.spend.tokens_in == 150 and run.state.spend.tokens_out == 10
     assert run.state.spend.cost_usd > 0 and run.state.spend.sessions == 0
     assert run.state.issue_spend[4].tokens_in == 150
+
+
+def test_refusals_are_counted_in_the_audit_and_shown_by_status(tmp_path: Path) -> None:
+    files = WorkspaceFiles(tmp_path / "ws")
+    files.root.mkdir()
+    assert status_line(read_counts(files)) == "policy: 0 allowed, 0 denied, 0 forgeries rejected"
+    ledger = EndpointMeter(
+        priced=False, on_refusal=lambda detail: record_endpoint_refusal(files, detail)
+    )
+    ledger.admit("GET", "/rt/x.sh")
+    ledger.admit("POST", "/v1/messages")  # no session running
+    assert read_counts(files).endpoint_refused == 2
+    assert status_line(read_counts(files)).endswith(", 2 model endpoint requests refused")
