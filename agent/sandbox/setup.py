@@ -20,6 +20,7 @@ from agent.sandbox.protected import ProtectedPlaces
 from common.errors import SandboxError
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spec import AgentSpec
+from common.workspace import git_jail
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ async def session_launch(
     ``layout`` is the one recorded at project_verification; ``places`` the deny
     list's, taken before the agent dropped ``HARNESS_HOME`` from its environment.
     """
+    log(f"git: {git_jail.status()}")
     if bwrap is None:
         log('sandbox: OFF (the spec says "sandbox": false): sessions run unsandboxed')
         yield SessionLaunch(None, dict(model_env))

@@ -89,7 +89,7 @@ def test_no_git_child_gets_the_token_in_its_environment_or_arguments(
 ) -> None:
     real = shutil.which("git")
     assert real is not None
-    seen = tmp_path / "seen"
+    seen = lab.repo / ".git" / "seen"  # in the repository: written inside git's jail too
     shims = tmp_path / "shims"
     shims.mkdir()
     shim = shims / "git"
@@ -102,5 +102,6 @@ def test_no_git_child_gets_the_token_in_its_environment_or_arguments(
     git_push(lab.repo, "feature/z", lab.token.value)
 
     assert seen.read_text().count("\n") > 0
+    assert "--porcelain" in seen.read_text()  # the push itself was seen, jailed or not
     assert lab.token.value not in seen.read_text()
     assert remote_has_branch(lab.repo, "feature/z", lab.token.value)
