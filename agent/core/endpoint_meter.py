@@ -46,6 +46,10 @@ class EndpointSpend:
     cost_usd: float = 0.0
     unreadable: int = 0
     """Successful answers whose usage could not be read (they count as requests)."""
+    limit_usd: float | None = None
+    """What the run's cost budget had left for this window (``None``: no limit)."""
+    budget_spent: bool = False
+    """A request was refused because ``limit_usd`` was reached."""
     in_flight: int = 0
     """Requests admitted and not charged yet."""
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
@@ -91,11 +95,15 @@ class EndpointMeter:
         self.refused = 0
 
     @contextlib.contextmanager
-    def window(self, label: str) -> Iterator[EndpointSpend]:
-        """Open the endpoint for ``label`` until the block ends; yields its live figures."""
+    def window(self, label: str, limit_usd: float | None = None) -> Iterator[EndpointSpend]:
+        """Open the endpoint for ``label`` until the block ends; yields its live figures.
+
+        Once the window's cost reaches ``limit_usd``, further requests are refused: the
+        model's own requests cannot spend past the budget within a session either.
+        """
         if self.open is not None:
             raise RuntimeError(f"endpoint window {label!r} inside {self.open.label!r}")
-        spend = EndpointSpend(label)
+        spend = EndpointSpend(label, limit_usd=limit_usd)
         self.open = spend
         try:
             yield spend
@@ -117,6 +125,12 @@ class EndpointMeter:
             self.refuse(refused)
             return None, refused
         assert self.open is not None
+        limit = self.open.limit_usd
+        if limit is not None and self.open.cost_usd >= limit:
+            self.open.budget_spent = True
+            refused = endpoint_rules.budget_spent(self.open.cost_usd, limit)
+            self._note(f"[endpoint] {self.open.label}: {refused.message}")
+            return None, refused
         self.open.in_flight += 1
         self.open.idle.clear()
         return self.open, None

@@ -76,6 +76,19 @@ def closed(method: str, target: str) -> Refusal:
     )
 
 
+def budget_spent(spent_usd: float, limit_usd: float) -> Refusal:
+    """The answer once a session spent what the run's cost budget had left for it.
+
+    400, not 429 or 5xx: the CLI retries those for minutes; this one ends its turn.
+    """
+    return Refusal(
+        400,
+        "invalid_request_error",
+        f"the run's cost budget is spent (${spent_usd:.4f} of the ${limit_usd:.4f} left for "
+        "this session): the harness ends the session; a person decides at budget_reached",
+    )
+
+
 def too_large(limit: int) -> Refusal:
     """The answer to a request body over ``limit`` bytes (the connection is then closed)."""
     return Refusal(

@@ -8,6 +8,7 @@ transition, so an agent killed anywhere resumes where it stopped.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -165,6 +166,14 @@ class Run:
         self._add_spend(spent, issue)
         return spent
 
+    def budgeted_sessions(self) -> SessionConfig:
+        """The session configuration with what the cost budget has left (if it has a limit)."""
+        limit = self.budgets.cost_usd
+        if limit is None:
+            return self.sessions
+        left = max(limit - self.state.spend.cost_usd, 0.0)
+        return dataclasses.replace(self.sessions, cost_limit_usd=left)
+
     def account_failed(self, label: str, issue: int | None) -> None:
         """Add what the model endpoint forwarded for a session that failed to the spend.
 
@@ -312,10 +321,11 @@ class Run:
         prompt = prompts.render(template, project_dir=self.spec.project_dir, **values)
         for attempt in range(1, SESSION_ATTEMPTS + 1):
             reports = SessionReports(expected_issue=expected_issue, surface=surface)
+            # A session that must deliver a report is not cut at the budget (it would be
+            # retried); the others are, and the budget guard asks before the next one.
+            config = self.sessions if done is not None else self.budgeted_sessions()
             try:
-                result = await self.session_runner(
-                    label, system, prompt, self.sessions, reports, self.log
-                )
+                result = await self.session_runner(label, system, prompt, config, reports, self.log)
             except SessionError as e:
                 self.account_failed(label, expected_issue)
                 if not e.retryable:

@@ -68,6 +68,9 @@ class SessionConfig:
     meter: EndpointMeter | None = None
     """The model endpoint's ledger: it opens the endpoint for the session and charges it
     every answer (the model's own requests too); ``None``: nothing metered."""
+    cost_limit_usd: float | None = None
+    """What the run's cost budget has left for this session: past it the endpoint refuses
+    and the session ends with its figures (``None``: no limit)."""
 
 
 @dataclass
@@ -105,8 +108,8 @@ async def run_session(
     """
     project, model = config.project_dir, config.model
     with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
-        async with _endpoint_window(config.meter, label) as spent:
-            figures = await _run_session(label, system_prompt, prompt, config, reports, log)
+        async with _endpoint_window(config.meter, label, config.cost_limit_usd) as spent:
+            figures = await _run_session(label, system_prompt, prompt, config, reports, log, spent)
         if spent is not None:
             figures = with_endpoint(figures, spent)
             log(f"── session {label}: the model endpoint forwarded {spent.line()}")
@@ -116,14 +119,14 @@ async def run_session(
 
 @contextlib.asynccontextmanager
 async def _endpoint_window(
-    meter: EndpointMeter | None, label: str
+    meter: EndpointMeter | None, label: str, limit_usd: float | None
 ) -> AsyncIterator[EndpointSpend | None]:
     """The endpoint open for this session (``None`` without a meter); once the session has
     ended, closed to new requests and waited on for answers still streaming."""
     if meter is None:
         yield None
         return
-    with meter.window(f"session {label}") as spent:
+    with meter.window(f"session {label}", limit_usd) as spent:
         yield spent
     await meter.settle(spent)
 
@@ -153,6 +156,7 @@ async def _run_session(
     config: SessionConfig,
     reports: SessionReports,
     log: AgentLog,
+    spent: EndpointSpend | None = None,
 ) -> SessionResult:
     tracker = FileTracker(config.project_dir)
     policy = config.policy or PolicySetup(PolicyContext.for_project(config.project_dir.resolve()))
@@ -198,6 +202,9 @@ async def _run_session(
     if result.is_error and result.subtype == OUT_OF_TURNS:
         # Not a failure: the session worked until its turn budget; its figures count.
         log(f"── session {label}: it reached its turn limit")
+    elif result.is_error and spent is not None and spent.budget_spent:
+        # Not a failure either: the endpoint stopped it at the run's cost budget.
+        log(f"── session {label}: it spent what the cost budget had left; it ends here")
     elif result.is_error:
         status = f" (HTTP {result.api_error_status})" if result.api_error_status else ""
         detail = "; ".join(result.errors or []) or result.result or result.subtype

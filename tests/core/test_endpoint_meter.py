@@ -17,7 +17,9 @@ from agent.core.session import SessionConfig, SessionResult, with_endpoint
 from common.errors import ModelEndpointError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
+from common.schemas.budget import Budgets
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 
 USAGE = Usage(
@@ -173,3 +175,46 @@ def test_refusals_are_counted_in_the_audit_and_shown_by_status(tmp_path: Path) -
     ledger.admit("POST", "/v1/messages")  # no session running
     assert read_counts(files).endpoint_refused == 2
     assert status_line(read_counts(files)).endswith(", 2 model endpoint requests refused")
+
+
+def test_past_the_budget_left_for_the_session_every_request_is_refused() -> None:
+    lines: list[str] = []
+    counted: list[str] = []
+    ledger = meter(lines, counted)
+    big = Usage(input_tokens=100_000, found=True)  # $0.30 on Sonnet
+    with ledger.window("session coding #1", limit_usd=0.50) as window:
+        for _ in range(2):
+            admitted, refused = ledger.admit("POST", "/v1/messages")
+            assert admitted is window and refused is None
+            ledger.charge(window, big, "claude-sonnet-4-5", 200, "/v1/messages")
+            ledger.release(window)
+        admitted, refused = ledger.admit("POST", "/v1/messages")
+    assert admitted is None and refused is not None
+    assert (refused.status, refused.error_type) == (400, "invalid_request_error")
+    assert "cost budget is spent ($0.6000 of the $0.5000 left" in refused.message
+    assert window.budget_spent and window.requests == 2
+    assert counted == [] and lines == [f"[endpoint] session coding #1: {refused.message}"]
+
+
+def test_the_budget_left_for_a_session_is_the_cost_budget_less_the_spend(tmp_path: Path) -> None:
+    spec = AgentSpec(
+        spec_file=tmp_path / "s.md",
+        project_dir=tmp_path,
+        target_branch="main",
+        budgets=Budgets(cost_usd=1.0),
+    )
+    run = orchestrator.Run(
+        files=WorkspaceFiles(tmp_path / "ws"),
+        info=WorkspaceInfo(spec=spec, spec_slug="s", feature_branch="feature/s"),
+        state=AgentState(spend=Spend(cost_usd=0.75)),
+        tracker=None,  # type: ignore[arg-type]  # sessions never touch it
+        sessions=SessionConfig(project_dir=tmp_path, model=None),
+        log=AgentLog(io.StringIO()),
+        project_env=ProjectEnv("PATH", None),
+    )
+    assert run.budgeted_sessions().cost_limit_usd == pytest.approx(0.25)
+    run.state = AgentState(spend=Spend(cost_usd=3.0))
+    assert run.budgeted_sessions().cost_limit_usd == 0.0
+    unlimited = spec.model_copy(update={"budgets": Budgets()})
+    run.info = WorkspaceInfo(spec=unlimited, spec_slug="s", feature_branch="feature/s")
+    assert run.budgeted_sessions() is run.sessions
