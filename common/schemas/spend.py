@@ -21,7 +21,9 @@ class Spend(StrictModel):
     cache_creation: int = Field(default=0, ge=0)
     """Part of ``tokens_in`` written to the prompt cache."""
     cost_usd: float = Field(default=0.0, ge=0)
-    """As the SDK's result messages report it (0 for the embedded model)."""
+    """Per session the larger of the CLI's own figure and what the agent's model endpoint
+    charged (every request it forwarded, the model's own too); 0 for the embedded model.
+    The token counts are taken the same way."""
     sessions: int = Field(default=0, ge=0)
     session_s: float = Field(default=0.0, ge=0)
     """The sessions' own wall time (never the time a checkpoint waited for a person)."""
