@@ -89,6 +89,11 @@ def budget_spent(spent_usd: float, limit_usd: float) -> Refusal:
     )
 
 
+def malformed(detail: str) -> Refusal:
+    """The answer to a request the proxy cannot read (or one naming another host)."""
+    return Refusal(400, "invalid_request_error", f"malformed request: {shown(detail)}")
+
+
 def too_large(limit: int) -> Refusal:
     """The answer to a request body over ``limit`` bytes (the connection is then closed)."""
     return Refusal(

@@ -226,8 +226,13 @@ class ModelProxy:
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as e:
             log.debug("proxy connection ended: %s", e)
-        except ValueError as e:  # a malformed request line or header
-            log.warning("proxy got a malformed request: %s", e)
+        except ValueError as e:  # a malformed request line or header, an absolute URL
+            refused = endpoint_rules.malformed(str(e))
+            if self.meter is not None:
+                self.meter.refuse(refused)
+            else:
+                log.warning("proxy got a malformed request: %s", e)
+            await self._refuse(writer, refused, keep_alive=False)
         finally:
             self._connections.discard(task)
             writer.close()

@@ -248,3 +248,25 @@ async def test_the_embedded_model_is_filtered_and_counted_at_no_cost() -> None:
     assert answers[0][0] == 404 and answers[1][0] == 200
     assert spent.requests == 1 and spent.input_tokens > 0 and spent.output_tokens > 0
     assert spent.cost_usd == 0.0
+
+
+async def test_a_request_for_another_host_is_refused_as_malformed_and_counted() -> None:
+    with MeteredHost() as host:
+        async with endpoint(host.url) as gate:
+            with gate.meter.window("session coding-1"):
+                raw = await asyncio.to_thread(
+                    _send_raw, gate.socket, b"GET http://example.com/rt/x.sh HTTP/1.1\r\n\r\n"
+                )
+    assert raw.startswith(b"HTTP/1.1 400") and b"malformed request" in raw
+    assert host.seen == [] and gate.meter.refused == 1 and len(gate.counted) == 1
+
+
+def _send_raw(path: Path, data: bytes) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(path))
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
