@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from common.errors import GitError
+from common.paths import WORKSPACE_ROOT_NAME
 from common.workspace import git_guard, git_jail, pathnames
 
 
@@ -52,7 +53,13 @@ def git_bytes(
         *options,
         *git_guard.command_args(rest),
     ]
-    jail = git_jail.Jail(repo, (*writable, *_linked_git_dirs(repo)), tuple(read_only))
+    workspace = repo / WORKSPACE_ROOT_NAME
+    jail = git_jail.Jail(
+        repo,
+        (*writable, *_linked_git_dirs(repo)),
+        tuple(read_only),
+        hidden=(workspace,) if workspace.is_dir() else (),
+    )
     safe = git_guard.safe_environ(None if env is None else {**os.environ, **env})
     command, run_env = git_jail.wrap(jail, command, safe)
     try:

@@ -6,7 +6,8 @@ and git grows new ways to run a program. So the harness's git also runs where a
 program that slipped through anyway finds nothing to act on: a bubblewrap with no
 network, no ``HARNESS_HOME`` (decision key, daemon socket), no home, no other
 workspace, no variable of the harness; only the system folders (read-only), the git
-binary's own folders, and the repository (writable, its ``.git`` included).
+binary's own folders, and the repository (writable, its ``.git`` included) without
+the harness's workspace in it.
 
 Where bubblewrap cannot run (measured once per process by :func:`common.bwrap.probe`)
 the harness's git runs unjailed but still hardened by the guard; :func:`status` says
@@ -54,6 +55,9 @@ class Jail:
     """More folders visible read-only (a clone's source)."""
     network: bool = False
     """Share the host's network (only a push or ls-remote)."""
+    hidden: tuple[Path, ...] = ()
+    """Folders of the repository covered by an empty read-only one (the harness's
+    workspace: its checkpoints, decisions and state are none of git's business)."""
 
 
 @cache
@@ -116,6 +120,8 @@ def argv(jail: Jail, runner_path: Path, command: Sequence[str]) -> list[str]:
     args += ["--bind", str(jail.repo), str(jail.repo)]
     for path in jail.writable:
         args += ["--bind", str(path), str(path)]
+    for path in jail.hidden:
+        args += ["--tmpfs", str(path), "--remount-ro", str(path)]
     args += ["--chdir", str(jail.repo), "--", *command]
     return args
 

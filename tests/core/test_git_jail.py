@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from common.paths import WORKSPACE_ROOT_NAME
 from common.workspace import git, git_jail
 
 NONCE = "jail-probe-5f1c"
@@ -38,12 +39,17 @@ def test_a_program_run_by_the_harnesss_git_sees_no_harness_home_home_socket_or_n
     other.mkdir()
     (other / "secret").write_text(NONCE)
     home = Path.home()
+    workspace = repo / WORKSPACE_ROOT_NAME / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / ".hitl_checkpoint.json").write_text(NONCE)
     monkeypatch.setenv("HARNESS_HOME", str(harness_home))
     monkeypatch.setenv("HARNESS_PROBE_SECRET", NONCE)
     probe = (
         "!sh -c '"
         f"env > seen-env; ls -a / > seen-root; cat /proc/net/dev > seen-net; "
         f"cat {harness_home}/decision.key {other}/secret > seen-files 2>&1; "
+        f"cat {workspace}/.hitl_checkpoint.json >> seen-files 2>&1; "
+        f"touch {workspace.parent}/forged 2>> seen-files; "
         f"ls -a {home} > seen-home 2>&1; "
         f"cat {tmp_path}/outside-probe > /dev/null 2>&1 && echo visible > seen-tmp; true'"
     )
@@ -74,6 +80,9 @@ def test_a_program_run_by_the_harnesss_git_sees_no_harness_home_home_socket_or_n
     }
     assert NONCE not in (repo / "seen-files").read_text()
     assert "No such file" in (repo / "seen-files").read_text()
+    assert "Read-only file system" in (repo / "seen-files").read_text()
+    assert not (workspace.parent / "forged").exists()
+    assert (workspace / ".hitl_checkpoint.json").read_text() == NONCE
     if not str(repo).startswith(str(home)):
         assert "No such file" in (repo / "seen-home").read_text()
     interfaces = [
@@ -88,6 +97,15 @@ def test_the_jail_binds_the_repository_writable_and_nothing_of_the_caller(tmp_pa
     argv = git_jail.argv(jail, Path("/x/bwrap"), ["git", "status"])
     binds = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--bind"]
     assert binds == [str(tmp_path / "repo"), str(tmp_path / "scratch")]
+    hidden = git_jail.Jail(tmp_path / "repo", hidden=(tmp_path / "repo" / "ws",))
+    hidden_argv = git_jail.argv(hidden, Path("/x/bwrap"), ["git"])
+    at = hidden_argv.index("--tmpfs", hidden_argv.index(str(tmp_path / "repo")))
+    assert hidden_argv[at : at + 4] == [
+        "--tmpfs",
+        str(tmp_path / "repo" / "ws"),
+        "--remount-ro",
+        str(tmp_path / "repo" / "ws"),
+    ]
     assert "--unshare-all" in argv and "--share-net" not in argv
     assert argv[-2:] == ["git", "status"]
     with_net = git_jail.argv(git_jail.Jail(tmp_path, network=True), Path("/x/bwrap"), ["git"])
