@@ -99,13 +99,17 @@ def endpoint_meter(spec: AgentSpec, log: AgentLog, files: WorkspaceFiles | None)
     return EndpointMeter(priced=not spec.uses_local_model, log=log, on_refusal=count)
 
 
-def metered_probe(check: ModelCheck, meter: EndpointMeter) -> ModelCheck:
-    """The endpoint probe with the endpoint open for it (no session runs at that moment)."""
+def metered_probe(check: ModelCheck, meter: EndpointMeter, log: AgentLog) -> ModelCheck:
+    """The endpoint probe with the endpoint open for it (no session runs at that moment).
+
+    Its one request (``max_tokens: 1``) is the harness's own: logged, not a session's spend.
+    """
 
     async def probe() -> list[str]:
         with meter.window("endpoint probe") as spent:
             warnings = await check()
         meter.take_last(spent.label)
+        log(f"endpoint probe: the model endpoint forwarded {spent.line()}")
         return warnings
 
     return probe
@@ -162,7 +166,7 @@ async def model_environment(
             },
             model=model,
             check=metered_probe(
-                functools.partial(probe_endpoint, proxy_url, upstream, model), meter
+                functools.partial(probe_endpoint, proxy_url, upstream, model), meter, log
             ),
             meter=meter,
         )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import io
 import json
 import shutil
 import socket
@@ -20,13 +22,17 @@ from pathlib import Path
 
 import pytest
 
+from agent.cli import metered_probe
 from agent.core.endpoint_meter import EndpointMeter
 from agent.core.endpoint_usage import Usage
+from agent.core.log import AgentLog
+from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.pricing import cost_usd
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.bridge import UnixBridge
+from common.errors import ModelEndpointError
 
 from .metered_upstream import (
     MESSAGE,
@@ -37,6 +43,7 @@ from .metered_upstream import (
     MeteredHost,
     UnixHTTPConnection,
 )
+from .model_upstream import Upstream as FakeEndpoint
 
 Answer = tuple[int, dict[str, str], bytes]
 CHARGED = cost_usd(
@@ -270,3 +277,21 @@ def _send_raw(path: Path, data: bytes) -> bytes:
         while chunk := sock.recv(65536):
             received += chunk
         return received
+
+
+async def test_the_endpoint_probe_opens_the_endpoint_for_its_own_request() -> None:
+    lines: list[str] = []
+    ledger = EndpointMeter(priced=True, log=lines.append)
+    with FakeEndpoint() as host:
+        upstream = Upstream(host.url, "api_key", "sk-real")
+        async with ModelProxy(upstream, None, ledger) as url:
+            check = functools.partial(probe_endpoint, url, upstream, "claude-sonnet-4-5")
+            with pytest.raises(ModelEndpointError, match="403"):
+                await check()  # no window: closed like between sessions
+            out = io.StringIO()
+            warnings = await metered_probe(check, ledger, AgentLog(out))()
+    assert warnings == []
+    assert "endpoint probe: the model endpoint forwarded 1 request(s)" in out.getvalue()
+    assert len(lines) == 1 and "no session of this agent is running" in lines[0]
+    assert [seen.path for seen in host.seen] == ["/v1/messages"]
+    assert ledger.open is None and ledger.last is None
