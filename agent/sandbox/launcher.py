@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 import claude_agent_sdk
 
 from agent.sandbox.bridge import UnixBridge
+from agent.sandbox.cli_copy import execute_only_cli
 from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces
@@ -169,7 +170,7 @@ async def session_sandbox(
             plan = SandboxPlan(
                 project_dir=project_dir,
                 scratch_home=home,
-                cli=bundled_cli(),
+                cli=execute_only_cli(bundled_cli(), private),
                 relay=RELAY,
                 python=relay_python(),
                 read_only=extra_read_only(project_dir, layout, places, log),

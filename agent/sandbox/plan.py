@@ -11,6 +11,7 @@ denylist would have to know every place a secret can be.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,17 @@ HIDDEN_VARIABLES = (
     "DBUS_SESSION_BUS_ADDRESS",
 )
 """Variables that point at the harness's or the user's own places: never inside."""
+
+
+def cli_inboxes(uid: int) -> tuple[Path, ...]:
+    """Where the CLI opens its messaging socket (the second when the first is unusable).
+
+    Any process that reaches that socket injects user messages into the session, so
+    both are read-only and empty inside: the CLI then has none (measured with CLI
+    2.1.332; see docs/security.md, "The model's commands cannot reach the CLI").
+    bubblewrap keeps the caller's uid inside, so ``uid`` is the harness's.
+    """
+    return (Path("/tmp/cc-socks"), Path(f"/tmp/cc-socks-{uid}"))
 
 
 @dataclass(frozen=True)
@@ -82,7 +94,9 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     Order matters to bwrap: later mounts cover earlier ones, so the project is
     bound first and its ``.git`` and workspace are covered after it.
     """
-    argv = [str(bwrap), "--unshare-all"]
+    # --as-pid-1: no bwrap init inside; it would hold the SDK's pipes where the model's
+    # commands can open them (/proc/1/fd/1). The relay is the first process instead.
+    argv = [str(bwrap), "--unshare-all", "--as-pid-1"]
     if plan.network:
         argv.append("--share-net")
     # Root gets every capability inside its new user namespace unless told otherwise,
@@ -91,6 +105,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     for system in SYSTEM_DIRS:
         argv += _system_mount(Path(system))
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    for inbox in cli_inboxes(os.getuid()):
+        argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]

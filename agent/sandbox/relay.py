@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import os
 import signal
 import socket
 import subprocess
@@ -26,6 +28,7 @@ import threading
 from types import FrameType
 
 _CHUNK = 65536
+_PR_SET_DUMPABLE = 4
 
 
 def _pipe(source: socket.socket, target: socket.socket) -> None:
@@ -68,6 +71,33 @@ def _listen(port: int, unix_path: str) -> None:
     threading.Thread(target=accept_forever, daemon=True).start()
 
 
+def _undumpable() -> None:
+    """Make this process non-dumpable: the model's commands (same uid, no capabilities)
+    then cannot open its ``/proc/<pid>/fd`` (it holds the SDK's pipes as stdin and
+    stdout), its ``mem``, or ptrace it. Fails closed: a relay that stays reachable
+    would let a command write frames for the CLI."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
+def _wait_reaping(child: subprocess.Popen[bytes]) -> int:
+    """Wait for ``child``, reaping every orphan on the way.
+
+    The relay is the PID namespace's first process (bwrap ``--as-pid-1``, so no
+    bwrap init, which would hold the SDK's pipes within the model's reach):
+    processes whose parent ended are handed to it.
+    """
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            return child.wait()
+        if pid == child.pid:
+            child.returncode = os.waitstatus_to_exitcode(status)
+            return child.returncode
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="relay")
     parser.add_argument("--forward", action="append", default=[], help="PORT=UNIX_SOCKET")
@@ -76,6 +106,7 @@ def main(argv: list[str]) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command after --")
+    _undumpable()
     for spec in args.forward:
         port, _, path = spec.partition("=")
         _listen(int(port), path)
@@ -86,7 +117,7 @@ def main(argv: list[str]) -> int:
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, forward_signal)
-    code = child.wait()
+    code = _wait_reaping(child)
     return 128 - code if code < 0 else code
 
 
