@@ -43,6 +43,7 @@ def git_bytes(
     (``GIT_INDEX_FILE``); ``writable`` and ``read_only`` are folders besides ``repo``
     the command needs inside its jail.
     """
+    repo = repo.absolute()  # the jail binds it, and git runs in it, at this one path
     options, rest = _split_options(args)
     binary, _exec_path = git_jail.git_binary()
     command = [

@@ -143,3 +143,21 @@ def test_driver_overrides_cover_every_named_driver() -> None:
         "diff.py.textconv": "cat",
         "diff.py.command": "",
     }
+
+
+def test_no_git_of_the_harness_descends_into_a_nested_repository() -> None:
+    overrides = dict(git_guard.FIXED_OVERRIDES)
+    assert overrides["diff.ignoreSubmodules"] == "all"
+    assert overrides["submodule.recurse"] == "false"
+    assert overrides["fetch.recurseSubmodules"] == "false"
+    assert overrides["push.recurseSubmodules"] == "no"
+    assert overrides["status.submoduleSummary"] == "false"
+    assert overrides["diff.submodule"] == "short"
+    assert git_guard.command_args(("status", "-z")) == ["status", "--ignore-submodules=all", "-z"]
+    assert git_guard.command_args(("diff", "HEAD")) == [
+        "diff",
+        "--no-ext-diff",
+        "--ignore-submodules=all",
+        "HEAD",
+    ]
+    assert git_guard.command_args(("log", "-p")) == ["log", "--no-ext-diff", "-p"]
