@@ -97,8 +97,22 @@ def _write_copy(original: Path, target: Path) -> None:
 
 
 def _remove_stale(folder: Path, keep: str) -> None:
-    """Copies of earlier builds (400 MB each) go; a concurrent writer's temporary stays."""
+    """Copies of earlier builds (400 MB each) go, and so do temporaries of writers that
+    died; a live concurrent writer's temporary stays."""
     for old in folder.glob(f"{_PREFIX}*"):
-        if old.name != keep and not old.name.endswith(".tmp"):
-            with contextlib.suppress(OSError):
-                old.unlink()
+        if old.name == keep or (old.name.endswith(".tmp") and _writer_alive(old)):
+            continue
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _writer_alive(temporary: Path) -> bool:
+    """Whether the process named in ``NAME.<pid>.tmp`` still runs (unknown: assume it does)."""
+    try:
+        pid = int(temporary.name.removesuffix(".tmp").rsplit(".", 1)[1])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, PermissionError):
+        return True
+    except ProcessLookupError:
+        return False
+    return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -76,13 +77,22 @@ def test_a_copy_made_before_is_used_again_and_a_new_build_replaces_it(tmp_path: 
     first = execute_only_copy(cli, (cli.parent,))
     inode = first.stat().st_ino
     assert execute_only_copy(cli, (cli.parent,)).stat().st_ino == inode
-    other_writer = cli.parent / f"{copy_name(cli)}.99999.tmp"
-    other_writer.write_bytes(b"half")
+    live_writer = cli.parent / f"{copy_name(cli)}.{os.getpid()}.tmp"
+    dead_writer = cli.parent / f"{copy_name(cli)}.{ended_pid()}.tmp"
+    for half in (live_writer, dead_writer):
+        half.write_bytes(b"half")
     original(tmp_path, b"\x7fELF cli build 2, longer")
     os.utime(cli, ns=(1, 2))
     second = execute_only_copy(cli, (cli.parent,))
     assert second != first and not first.exists()
-    assert other_writer.exists(), "a concurrent writer's temporary file is not ours to remove"
+    assert live_writer.exists(), "a concurrent writer's temporary file is not ours to remove"
+    assert not dead_writer.exists(), "a dead writer's 400 MB would stay forever"
+
+
+def ended_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
 
 
 def test_a_planted_readable_file_under_the_copys_name_is_replaced(tmp_path: Path) -> None:
