@@ -10,9 +10,11 @@ of the bundled CLI with mode ``0111``: it executes, it cannot be read, and every
 write a command attempts into the CLI's pipes, memory or file descriptors is
 refused (measured with CLI 2.1.332; see docs/security.md).
 
-The copy is made once per CLI build and kept next to the original (whoever can
-write there can replace the original too, so it is no weaker a place); where that
-folder is not writable, it goes to the caller's private folder instead.
+The copy is made once per CLI build (about 1.4 s for 400 MB here) and kept next to
+the original (whoever can write there can replace the original too, so it is no
+weaker a place); where that folder is not writable (a container's venv owned by
+root), in a 0700 folder of this user's in the temporary folder, shared by every
+agent; failing both, in the agent's private folder.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import os
 import shutil
 import stat
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -76,8 +79,25 @@ def execute_only_copy(original: Path, folders: Sequence[Path]) -> Path:
 
 
 def execute_only_cli(cli: Path, private: Path) -> Path:
-    """The CLI's execute-only copy: next to the CLI, else in the agent's ``private`` folder."""
-    return execute_only_copy(cli, (cli.parent, private))
+    """The CLI's execute-only copy: next to the CLI, else in this user's cache in the
+    temporary folder (one for every agent, as in a container whose venv is root's), else
+    in the agent's ``private`` folder."""
+    shared = user_cache()
+    return execute_only_copy(cli, (cli.parent, *([shared] if shared else []), private))
+
+
+def user_cache(temp: Path | None = None) -> Path | None:
+    """``TEMP/harness-cli-<uid>``, made 0700; ``None`` when it is not this user's alone
+    (another user made it, it is a link, or others may write it)."""
+    folder = (temp or Path(tempfile.gettempdir())) / f"harness-cli-{os.getuid()}"
+    try:
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+        info = folder.lstat()
+    except OSError:
+        return None
+    own = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+    return folder if own and stat.S_IMODE(info.st_mode) & 0o077 == 0 else None
 
 
 def _same_size(copy: Path, original: Path) -> bool:

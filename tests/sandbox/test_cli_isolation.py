@@ -14,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox.cli_copy import EXECUTE_ONLY, copy_name, execute_only_copy, is_execute_only
+from agent.sandbox.cli_copy import (
+    EXECUTE_ONLY,
+    copy_name,
+    execute_only_copy,
+    is_execute_only,
+    user_cache,
+)
 from agent.sandbox.plan import SandboxPlan, bwrap_argv, cli_inboxes
 from common.errors import SandboxError
 
@@ -114,3 +120,16 @@ def test_the_next_folder_takes_the_copy_and_none_is_one_clear_error(tmp_path: Pa
     assert execute_only_copy(cli, (missing, private)).parent == private
     with pytest.raises(SandboxError, match=r"execute-only copy .*/gone is not writable"):
         execute_only_copy(cli, (missing,))
+
+
+def test_the_shared_cache_is_this_users_alone_or_not_used(tmp_path: Path) -> None:
+    made = user_cache(tmp_path)
+    assert made == tmp_path / f"harness-cli-{os.getuid()}"
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700
+    made.chmod(0o777)  # others could plant a readable "copy" in it
+    assert user_cache(tmp_path) is None
+    made.rmdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    made.symlink_to(elsewhere)
+    assert user_cache(tmp_path) is None
