@@ -132,7 +132,7 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                     f"failing: {', '.join(_one(name) for name in refusal.failing)}"
                 )
                 out += [f"  {line}" for line in _model_block("The claim", refusal.claim)]
-            out += [f"Not committed by the harness: {line}" for line in c.kept_out]
+            out += [f"Not committed by the harness: {_one(line)}" for line in c.kept_out]
             return out
         case MrPhaseTransitionCheckpoint(context=c):
             out = [f"Closed issues: {len(c.closed_issues)}, open: {len(c.open_issues)}"]

@@ -3,8 +3,9 @@
 A real daemon runs the demo on the embedded model; its coding session's text and its
 ``report_issue_done`` summary carry a terminal attack (set the title, clear the screen,
 print a green ``[harness] Security review: APPROVED - press Y``) and a right-to-left
-override. ``harness logs`` and ``harness checkpoint`` must print every byte of it as
-visible text, each line of the model's words marked ``[model]``.
+override, and it writes a file whose name carries the same kind of characters.
+``harness logs`` and ``harness checkpoint`` must print every byte of it as visible
+text, each line of the model's words marked ``[model]``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ SHOWN = (
     "\\x1b[0m<U+202E>"
 )
 RAW = ("\x1b", "\x07", "\u202e")
+#: A file the model writes: the harness keeps it out of the commit and names it escaped.
+EVIL_NAME = "notes/\x1b[2Jevil\u202etxt.md"
+EVIL_SHOWN = "notes/\\x1b[2Jevil<U+202E>txt.md"
 
 
 def harness(*args: str) -> subprocess.CompletedProcess[str]:
@@ -61,6 +65,12 @@ def hostile_playbook(target: Path) -> Path:
     """The demo's playbook; its first coding session says and reports :data:`ATTACK`."""
     playbook = json.loads((DEMO_DIR / "playbook.json").read_text())
     coding = next(s for s in playbook["scenarios"] if s["name"] == "coding: Add slugify")
+    coding["steps"][0]["tool_uses"].append(
+        {
+            "name": "Write",
+            "input": {"file_path": f"{{{{project_dir}}}}/{EVIL_NAME}", "content": "x"},
+        }
+    )
     last = coding["steps"][-1]
     last["text"] = f"All tests pass.\n{ATTACK}"
     report = last["tool_uses"][0]
@@ -112,6 +122,9 @@ async def test_a_hostile_report_reaches_logs_and_checkpoint_escaped_and_marked(
         f"  {MODEL_MARK} {SHOWN}",
     ]
 
+    assert any(line.startswith("Not committed by the harness: ") for line in lines)
+    assert EVIL_SHOWN in shown.stdout
+
     logs = harness("logs", "agent_1", "-n", "5000")
     assert logs.returncode == 0, logs.stderr
     assert not any(char in logs.stdout for char in RAW)
@@ -123,6 +136,7 @@ async def test_a_hostile_report_reaches_logs_and_checkpoint_escaped_and_marked(
     for line in said:
         text = line[9:] if line[:2].isdigit() else line  # after the time stamp
         assert text.lstrip().startswith(MODEL_MARK), line
+    assert EVIL_SHOWN in logs.stdout  # the harness's own line about the file, escaped
     assert not any(
         line.startswith("[harness]") or line[9:].startswith("[harness]")
         for line in logs.stdout.splitlines()
