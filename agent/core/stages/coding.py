@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, faultpoints, integrity, prompts, trace
+from agent.core import commits, faultpoints, integrity, model_words, prompts, trace
 from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
@@ -337,7 +337,8 @@ async def issue_closure(run: Run) -> None:
         iid,
         "closure",
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
-        f"Spend: {spend_of(run, iid).line()}\nSummary: {state.done_summary or ''}",
+        f"Spend: {spend_of(run, iid).line()}\n\n"
+        + model_words.section("Summary", state.done_summary or ""),
     )
     faultpoints.reached("issue_closure.noted")
     await run.tracker.close_issue(iid)
@@ -491,10 +492,14 @@ def _handoff_note(run: Run, handoff: Handoff, files: list[str]) -> str:
     last = git.git(project, "log", "-1", "--format=%H %s")
 
     def bullets(items: list[str]) -> str:
-        return "\n".join(f"- {item}" for item in items) or "- (none)"
+        return "\n".join(f"- {model_words.item(item)}" for item in items) or "- (none)"
 
+    # The sections' items are the model's (one line each, so none opens a section of its
+    # own); the commit and the files are the harness's.
     return (
-        f"## Session handoff\nLast commit: {last}\n\n"
+        f"## Session handoff\nLast commit: {last}\n"
+        "Completed, in progress, not started, next steps and gotchas are the agent's model's "
+        "words; the harness has not verified them.\n\n"
         f"### Completed\n{bullets(handoff.completed)}\n\n"
         f"### In progress\n{bullets(handoff.in_progress)}\n\n"
         f"### Not started\n{bullets(handoff.not_started)}\n\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.core import faultpoints, gates, integrity, presets
+from agent.core import faultpoints, gates, integrity, model_words, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -248,9 +248,11 @@ async def issue_enrichment(run: Run) -> None:
             found = reports.enrichment
             assert found is not None
             if found.research_notes:
-                await run.tracker.add_note(iid, "research", found.research_notes)
+                research = model_words.section("Research notes", found.research_notes)
+                await run.tracker.add_note(iid, "research", research)
             if found.dependency_notes:
-                await run.tracker.add_note(iid, "dependencies", found.dependency_notes)
+                dependencies = model_words.section("Dependency notes", found.dependency_notes)
+                await run.tracker.add_note(iid, "dependencies", dependencies)
             await run.tracker.update_issue(
                 iid,
                 title=found.title,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import faultpoints, integrity
+from agent.core import faultpoints, integrity, model_words
 from agent.core.gates import blocking_failures, failing_checks
 from agent.core.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
@@ -193,7 +193,8 @@ async def _publish(run: Run) -> str | None:
 
 
 def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
-    """The model's summary plus the sections only the harness can vouch for."""
+    """The model's summary, quoted under a label, then the sections only the harness can
+    vouch for (:mod:`agent.core.model_words`: the summary cannot forge or drop them)."""
     spec = run.spec
     test_run = run.state.last_test_run
     tests = (
@@ -229,12 +230,11 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
             + "".join(f"- #{i.iid}: {i.title} (`{SET_ASIDE_LABEL}`)\n" for i in aside)
             + "\n"
         )
-    changes = ""
-    if "## Changes" not in summary:
-        stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
-        changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
+    # Always the harness's own: the model's summary cannot stand in for it (it is quoted).
+    stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
+    changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
     return (
-        f"{summary.strip()}\n\n{changes}## Verification\n"
+        f"{model_words.section('## Summary', summary)}\n\n{changes}## Verification\n"
         f"- Test suite (run by the harness on the final branch): {tests}\n"
         f"- Regression checks: {regression}\n"
         + checks
