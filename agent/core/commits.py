@@ -16,6 +16,7 @@ from common.workspace import git, git_guard, pathnames
 
 NESTED_REASON = "a nested git repository"
 GITMODULES_REASON = "submodule configuration: the harness never commits submodules"
+UNREADABLE_REASON = "the harness cannot read it (its permissions); make it readable to commit it"
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,32 @@ def kept_out_reason(project: Path, raw: bytes) -> str | None:
     every later status; its files are not the project's either. ``.gitmodules`` only
     configures submodules (an ``update = !cmd`` in it even makes git refuse to show
     history that holds it), and the harness commits none. A name that is not
-    plain printable UTF-8 cannot be committed and shown exactly (:mod:`pathnames`).
+    plain printable UTF-8 cannot be committed and shown exactly (:mod:`pathnames`). A
+    file the harness cannot read would fail the whole commit.
     """
     nested = nested_repository(project, raw)
     if nested is not None:
         return f"{NESTED_REASON} ({pathnames.shown(nested)})"
     if raw == b".gitmodules":
         return GITMODULES_REASON
-    return pathnames.refusal(raw)
+    refused = pathnames.refusal(raw)
+    if refused is not None:
+        return refused
+    if not _readable(project / os.fsdecode(raw)):
+        return UNREADABLE_REASON
+    return None
+
+
+def _readable(path: Path) -> bool:
+    """Whether git, run as the harness's user, can read the file to commit it.
+
+    A file the model made unreadable (``chmod 000``) would make ``git add`` fail the
+    whole commit, again at every resume. A link is committed as a link (never read),
+    and a path that is gone is a deletion.
+    """
+    if path.is_symlink() or not path.is_file():
+        return True
+    return os.access(path, os.R_OK)
 
 
 def nested_repository(project: Path, raw: bytes) -> bytes | None:

@@ -236,12 +236,16 @@ def worktree_fingerprint(repo: Path) -> str:
         if (git_dir / "index").exists():
             shutil.copyfile(git_dir / "index", index)  # keeps git's stat cache: fast
         env = {"GIT_INDEX_FILE": str(index)}
+        # A file the harness cannot read (the model's ``chmod 000``) is left out of the
+        # fingerprint, never a failure: git adds the rest and exits non-zero.
         git_bytes(
             repo,
             "add",
             "--all",
+            "--ignore-errors",
             "--pathspec-from-file=-",
             "--pathspec-file-nul",
+            check=False,
             env=env,
             stdin=nul_list(pathspec),
             writable=(Path(scratch),),
