@@ -167,7 +167,10 @@ def blocking_failures(baseline: TestRun | None, after: TestRun) -> list[str]:
 
     Failures the issue's baseline already had are not the session's doing (they are
     pre-existing or deferred); everything else is. A run that failed without naming a
-    test counts only when the baseline passed (else nothing can be told apart).
+    test counts unless the baseline failed without naming one too (only then can the
+    two not be told apart): after a baseline that named its failing tests, a run that
+    names none did not even run them (the model's ``conftest.py`` calling
+    ``sys.exit(3)`` or breaking collection), which is no pre-existing failure.
     """
     if after.passed:
         return []
@@ -175,7 +178,7 @@ def blocking_failures(baseline: TestRun | None, after: TestRun) -> list[str]:
     fresh = [name for name in after.failed_tests if name not in before]
     if fresh:
         return fresh
-    if not after.failed_tests and (baseline is None or baseline.passed):
+    if not after.failed_tests and (baseline is None or baseline.passed or before):
         return [f"(the test run failed: {after.summary})"]
     return []
 

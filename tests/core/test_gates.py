@@ -116,9 +116,22 @@ def test_a_failed_run_naming_no_test_after_a_clean_baseline_is_a_regression() ->
     ]
 
 
-def test_a_failed_run_naming_no_test_after_a_failing_baseline_tells_nothing() -> None:
-    assert newly_failing(run(1, ["t.py::a"]), run(2, []), set()) == []
-    assert blocking_failures(run(2, []), run(2, [])) == []
+def test_a_failed_run_naming_no_test_after_a_baseline_naming_none_tells_nothing() -> None:
+    assert newly_failing(run(2, []), run(2, []), set()) == []
+    assert blocking_failures(run(1, []), run(3, [])) == []
+
+
+def test_a_failed_run_naming_no_test_after_a_baseline_naming_its_failures_blocks() -> None:
+    """The model's conftest exits 3 before any test ran: the old failure is no excuse."""
+    baseline = run(1, ["tests/test_old.py::broken"], summary="1 failed, 41 passed")
+    after = run(3, [], summary="INTERNALERROR> SystemExit: 3")
+
+    assert blocking_failures(baseline, after) == [
+        "(the test run failed: INTERNALERROR> SystemExit: 3)"
+    ]
+    assert newly_failing(baseline, after, set()) == [
+        "(the test run failed: INTERNALERROR> SystemExit: 3)"
+    ]
 
 
 def test_without_a_baseline_every_foreign_failure_counts() -> None:
