@@ -116,8 +116,9 @@ def kept_out_line(kept_out: list[KeptOut]) -> str:
     names = "; ".join(item.line() for item in kept_out)
     return (
         f"The harness kept {len(kept_out)} path(s) out of the commit: {names}. "
-        "It never commits a nested git repository or a name with control, bidi or "
-        "invisible characters; remove or rename them if they belong to the issue."
+        "It never commits a nested git repository, a name with control, bidi or "
+        "invisible characters, or a file git ignores; remove or rename them (or stop "
+        "ignoring them) if they belong to the issue."
     )
 
 

@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ _PYTEST_NOTHING_COLLECTED = 5
 _PYTEST_USAGE_ERROR = 4
 _TAIL_LINES = 40
 DEFAULT_TIMEOUT_S = 900.0
+PYCACHE_VARIABLE = "PYTHONPYCACHEPREFIX"
 OUTPUT_DRAIN_S = 5.0
 
 
@@ -50,7 +52,25 @@ async def run_tests(
     harness's own. ``wrap`` runs the shell inside the sessions' sandbox: the tests
     are code the model wrote. A run that exceeds ``timeout_s`` is killed and
     reported as failed (exit 124).
+
+    Python's bytecode is read and written under a fresh, empty ``PYTHONPYCACHEPREFIX``
+    for each run: a ``__pycache__/m.cpython-311.pyc`` the model planted with the size
+    and time of the reviewed ``m.py`` in its header would otherwise run in its place
+    (measured: a planted pyc printed ``FORGED`` for a source that says ``real``;
+    ``-B`` still reads it). Costs the run a recompile (about 1 s for pytest itself).
     """
+    with tempfile.TemporaryDirectory(prefix="harness-pycache-") as pycache:
+        environ = {**(os.environ if env is None else env), PYCACHE_VARIABLE: pycache}
+        return await _run(project_dir, command, environ, timeout_s, wrap)
+
+
+async def _run(
+    project_dir: Path,
+    command: str,
+    environ: dict[str, str],
+    timeout_s: float,
+    wrap: CommandWrap | None,
+) -> TestRun:
     started = time.monotonic()
     argv = ["/bin/sh", "-c", command]
     proc = await asyncio.create_subprocess_exec(
@@ -60,7 +80,7 @@ async def run_tests(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=None if env is None else dict(env),
+        env=environ,
     )
     chunks: list[bytes] = []
     reader = asyncio.create_task(_collect(proc, chunks))

@@ -126,6 +126,9 @@ class AgentState(StrictModel):
     pre_session_dirty: list[str] | None = None
     """Paths that had uncommitted changes when the running session started; kept so that
     a resumed agent never commits a change the user had before the session."""
+    pre_session_started_ns: int | None = None
+    """When the running session started (``time.time_ns``): an ignored file whose inode
+    changed since then was written by the session (:mod:`agent.core.hidden_writes`)."""
     last_test_run: TestRun | None = None
     regression: list[str] = Field(default_factory=list)
     done_summary: str | None = None

@@ -6,9 +6,18 @@ with a commit and a passing test suite run by the harness.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from agent.core import commits, faultpoints, integrity, model_words, prompts, trace
+from agent.core import (
+    commits,
+    faultpoints,
+    hidden_writes,
+    integrity,
+    model_words,
+    prompts,
+    trace,
+)
 from agent.core.gates import blocking_failures, failing_checks, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
@@ -31,6 +40,7 @@ from common.workspace import git, pathnames
 
 DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15
+HIDDEN_SHOWN = 20
 
 
 async def issue_selection(run: Run) -> None:
@@ -122,7 +132,9 @@ async def coding_session(run: Run) -> None:
         await _wrap_up(run, iid)
         return
     if state.pre_session_dirty is None:
-        run.save(pre_session_dirty=git.changed_files(project))
+        run.save(
+            pre_session_dirty=git.changed_files(project), pre_session_started_ns=time.time_ns()
+        )
     dirty_before = set(run.state.pre_session_dirty or [])
     issue = await run.tracker.get_issue(iid)
     notes = "\n\n".join(f"[{n.kind}] {n.body}" for n in issue.notes) or "(none)"
@@ -145,6 +157,7 @@ async def coding_session(run: Run) -> None:
     session_number = state.issue_sessions + 1
 
     changes = commits.session_changes(project, result.touched, dirty_before)
+    changes.kept_out.extend(_hidden_writes(project, run.state.pre_session_started_ns))
     files = changes.files
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
@@ -422,6 +435,22 @@ def _refusal_feedback(
     return text
 
 
+def _hidden_writes(project: Path, since_ns: int | None) -> list[commits.KeptOut]:
+    """The session's writes git ignores, as kept-out paths (at most ``HIDDEN_SHOWN`` named).
+
+    Never silently accepted: the gate ran with them, the reviewer would not see them.
+    """
+    if since_ns is None:
+        return []
+    raws = hidden_writes.written_since(project, since_ns)
+    items = [commits.KeptOut(pathnames.shown(raw), hidden_writes.REASON) for raw in raws]
+    if len(items) > HIDDEN_SHOWN:
+        rest = len(items) - HIDDEN_SHOWN
+        more = commits.KeptOut(f"… and {rest} more file(s)", hidden_writes.REASON)
+        items = [*items[:HIDDEN_SHOWN], more]
+    return items
+
+
 def _kept_out_block(kept_out: list[str]) -> str:
     """What the harness kept out of the issue's commits, told to the next session as
     the harness's words (the names in it are the model's: escaped, and quoted as data)."""
@@ -429,8 +458,9 @@ def _kept_out_block(kept_out: list[str]) -> str:
         return ""
     line = (
         f"The harness kept {len(kept_out)} path(s) out of every commit of this issue: it "
-        "never commits a nested git repository or a file name with control, bidi or "
-        "invisible characters. Remove or rename them if they belong to the issue."
+        "never commits a nested git repository, a file name with control, bidi or "
+        "invisible characters, or a file git ignores. Remove or rename them (or stop "
+        "ignoring them) if they belong to the issue."
     )
     names = prompts.untrusted("kept-out-paths", "\n".join(f"- {item}" for item in kept_out))
     return f"\n---- FROM THE HARNESS (its commit check, not a person) ----\n{line}\n{names}\n"
