@@ -23,6 +23,7 @@ from common.schemas.gates import TestRun
 BaselineOutcome = Literal["passes", "fails", "cannot_run"]
 
 _FAILED_LINE = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
+_PASSED_COUNT = re.compile(r"\b(\d+) passed\b")
 _MISSING_MODULE = re.compile(r"No module named '?([\w.]+)'?")
 _COMMAND_NOT_FOUND = re.compile(r"(?:command not found|not found|No such file or directory)")
 _COMMAND_NOT_FOUND_EXITS = (126, 127)
@@ -201,6 +202,40 @@ def blocking_failures(baseline: TestRun | None, after: TestRun) -> list[str]:
     if not after.failed_tests and (baseline is None or baseline.passed or before):
         return [f"(the test run failed: {after.summary})"]
     return []
+
+
+def passed_count(run: TestRun) -> int | None:
+    """How many tests the run's closing line says passed (pytest's ``N passed``), if it says."""
+    found = _PASSED_COUNT.search(run.summary)
+    return int(found.group(1)) if found is not None else None
+
+
+def fewer_passing(baseline: TestRun | None, after: TestRun) -> list[str]:
+    """One line when some of the baseline's passing tests neither pass nor fail now.
+
+    Failures are compared by name; a test that no longer runs has none. A
+    ``collect_ignore``, a ``-k``/``--deselect`` in the project's ``addopts``, a
+    ``skip``/``xfail`` marker or a ``conftest.py`` hook makes the baseline's tests
+    vanish from a run that still exits 0. Every test that passed at the baseline
+    either passes now, fails now (a name not failing at the baseline), or vanished;
+    so ``passed before - passed now - newly failing`` is at least the number that
+    vanished (new tests only make it smaller). Above zero is never accepted silently:
+    a person sees it as a regression (tests the issue deleted on purpose included:
+    deleting tests is a person's call).
+    """
+    if baseline is None:
+        return []
+    before, now = passed_count(baseline), passed_count(after)
+    if before is None or now is None:
+        return []
+    failing_now = set(after.failed_tests) - set(baseline.failed_tests)
+    vanished = before - now - len(failing_now)
+    if vanished <= 0:
+        return []
+    return [
+        f"(at least {vanished} test(s) that passed before no longer run: "
+        f"{before} passed then, {now} now)"
+    ]
 
 
 def failing_checks(baseline: dict[str, TestRun], now: dict[str, TestRun]) -> dict[str, TestRun]:

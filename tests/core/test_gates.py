@@ -13,7 +13,9 @@ from agent.core.gates import (
     blocking_failures,
     classify_baseline,
     failing_checks,
+    fewer_passing,
     newly_failing,
+    passed_count,
     run_tests,
     summarize,
 )
@@ -271,3 +273,56 @@ def test_a_check_is_blamed_only_when_it_did_not_fail_before() -> None:
     now = {"lint": _check(1), "types": _check(1), "vet": _check(1), "fmt": _check(0)}
 
     assert list(failing_checks(baseline, now)) == ["lint", "vet"]
+
+
+# --- fewer_passing: the baseline's tests must still run -----------------------------------
+
+
+def test_the_passed_count_is_read_from_pytests_closing_line() -> None:
+    assert passed_count(summarize("pytest", 1, PYTEST_OUTPUT, 0.1)) == 2
+    assert passed_count(run(0, [], summary="41 passed, 3 deselected in 0.5s")) == 41
+    assert passed_count(run(0, [], summary="Ran 3 tests in 0.001s")) is None
+
+
+def test_passing_tests_that_vanished_are_told() -> None:
+    baseline = run(0, [], summary="42 passed in 1.0s")
+
+    assert fewer_passing(baseline, run(0, [], summary="3 passed, 39 skipped in 0.2s")) == [
+        "(at least 39 test(s) that passed before no longer run: 42 passed then, 3 now)"
+    ]
+    assert fewer_passing(baseline, run(0, [], summary="45 passed in 1.1s")) == []
+    broken = run(1, ["t.py::a", "t.py::b"], summary="2 failed, 40 passed in 1.0s")
+    assert fewer_passing(baseline, broken) == [], "named failures explain the drop"
+    assert fewer_passing(None, run(0, [], summary="3 passed")) == []
+    assert fewer_passing(baseline, run(0, [], summary="ok")) == []
+
+
+SKIPPING_CONFTEST = """\
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "test_old" in item.nodeid:
+            item.add_marker(pytest.mark.skip(reason="slow"))
+"""
+
+
+async def test_a_conftest_that_skips_the_baseline_tests_is_a_regression(tmp_path: Path) -> None:
+    """Exit 0 and no failure named: only the count tells the old tests stopped running."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_old.py").write_text("def test_a():\n    pass\n\n\ndef test_b():\n    pass\n")
+    command = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider"
+    baseline = await run_tests(tmp_path, command)
+    (tests / "conftest.py").write_text(SKIPPING_CONFTEST)
+    (tests / "test_new.py").write_text("def test_c():\n    pass\n")
+
+    after = await run_tests(tmp_path, command)
+
+    assert (baseline.exit_code, after.exit_code) == (0, 0)
+    assert blocking_failures(baseline, after) == []
+    assert newly_failing(baseline, after, set()) == []
+    assert fewer_passing(baseline, after) == [
+        "(at least 1 test(s) that passed before no longer run: 2 passed then, 1 now)"
+    ]

@@ -18,7 +18,7 @@ from agent.core import (
     prompts,
     trace,
 )
-from agent.core.gates import blocking_failures, failing_checks, newly_failing
+from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
 from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
@@ -200,6 +200,7 @@ async def coding_session(run: Run) -> None:
         # wrote in an earlier session and still fails is unfinished work, no regression.
         issue_files = set(files) | new_files | _files_of(project, shas)
         regression = newly_failing(state.issue_baseline, tests, issue_files)
+        regression += fewer_passing(state.issue_baseline, tests)
     verdict = SessionVerdict(
         session=session_number,
         accepted=accepted,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from agent.core import faultpoints, integrity, model_words
-from agent.core.gates import blocking_failures, failing_checks
+from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.tracker.push import BranchPublisher
@@ -39,6 +39,7 @@ async def mr_phase_transition(run: Run) -> None:
     checks = await run.checks()
     faultpoints.reached("mr_phase_transition.tested")
     failing = blocking_failures(run.state.project_baseline, final) if final is not None else []
+    failing += fewer_passing(run.state.project_baseline, final) if final is not None else []
     failing += [
         f"(check {name}: `{check.command}` fails)"
         for name, check in failing_checks(run.state.check_baseline, checks).items()
