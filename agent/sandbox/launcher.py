@@ -56,8 +56,14 @@ class SessionSandbox:
 
     def wrap(self, command: Sequence[str]) -> list[str]:
         """``command`` in the same layout without the model endpoint: for the test gates,
-        which run code the model wrote."""
-        return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
+        which run code the model wrote.
+
+        The home is a fresh empty one: the sessions' home lasts the agent's life and is
+        in no commit, so a ``usercustomize.py`` under ``~/.local`` or an ``~/.npmrc``
+        with ``node-options`` left there ran at every later gate, unseen (measured).
+        """
+        plan = replace(self.plan, forwards=(), fresh_home=True)
+        return bwrap_argv(plan, self.bwrap, command)
 
     def use_layout(self, layout: SandboxLayout) -> None:
         """Show ``layout``'s folders (checked again) from the next session and test gate on:

@@ -84,6 +84,9 @@ class SandboxPlan:
     forwards: tuple[Forward, ...] = ()
     network: bool = False
     """Share the host's network (``sandbox_network``); otherwise only the forwards."""
+    fresh_home: bool = False
+    """``$HOME`` is an empty tmpfs at ``scratch_home``'s path instead of that folder: for
+    the test gates, which must not run what a session left in its home."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables set inside on top of the inherited ones."""
 
@@ -110,7 +113,10 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
+    if plan.fresh_home:
+        argv += ["--tmpfs", str(plan.scratch_home)]
+    else:
+        argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
     argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]

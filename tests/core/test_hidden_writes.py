@@ -193,3 +193,29 @@ async def test_the_sandboxed_gate_never_runs_a_planted_bytecode_file(
     result = await gates.run_tests(box.project, command, dict(os.environ), wrap=box.sandbox.wrap)
 
     assert result.output_tail == "real", result.output_tail
+
+
+USER_SITE_PLANT = """
+import site, os
+os.makedirs(site.getusersitepackages(), exist_ok=True)
+with open(os.path.join(site.getusersitepackages(), "usercustomize.py"), "w") as out:
+    out.write("print('PLANTED-IN-HOME')\\n")
+"""
+
+
+@pytest.mark.skipif(probe(find_bwrap()) is not None, reason="bubblewrap cannot run here")
+async def test_the_gate_never_sees_what_a_session_left_in_its_home(
+    box: Box,  # noqa: F811 (the fixture)
+) -> None:
+    """The sessions' scratch home lasts the agent's life and is in no commit: a
+    ``usercustomize.py`` (or ``~/.npmrc`` with ``node-options``) there ran at every gate."""
+    (box.project / "plant.py").write_text(USER_SITE_PLANT)
+    planted = await box.sh("/usr/bin/python3 plant.py && /usr/bin/python3 -c 'print(1)'")
+    assert planted.stdout.split() == ["PLANTED-IN-HOME", "1"], planted.stderr
+
+    result = await gates.run_tests(
+        box.project, "/usr/bin/python3 -c 'print(1)'", dict(os.environ), wrap=box.sandbox.wrap
+    )
+
+    assert result.output_tail == "1"
+    assert "PLANTED-IN-HOME" in (await box.sh("/usr/bin/python3 -c 'print(1)'")).stdout
