@@ -35,6 +35,7 @@ from agent.core.orchestrator import ModelCheck, Outcome, Run
 from agent.core.policy import PolicyContext, audit
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
+from agent.core.project_env import pinned as pinned_project_env
 from agent.core.runner import run_to_end
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
@@ -221,8 +222,13 @@ async def run_agent(
         make_tracker(info, files, without_credentials(secrets), os.environ, log=log), secrecy.text
     )
     credentials = credentials_from(secrets)
-    project_env = detect_project_env(info.spec.project_dir, os.environ)
-    log(f"project environment: {project_env.kind}")
+    project_env, changed = pinned_project_env(
+        detect_project_env(info.spec.project_dir, os.environ),
+        state.project_env_kind,
+        state.project_env_variables,
+        state.test_command,
+    )
+    log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
         return await _run(

@@ -118,3 +118,32 @@ def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
         python = "python" if on_path("python") else "python3"
         return ProjectEnv("PATH", f"{python} -m pytest -q", variables)
     return ProjectEnv("PATH", None, variables)
+
+
+def pinned(
+    detected: ProjectEnv,
+    recorded_kind: str | None,
+    recorded_variables: dict[str, str] | None,
+    recorded_test_command: str | None,
+) -> tuple[ProjectEnv, str | None]:
+    """The environment approved at project_verification, and a line when the project
+    now looks different; before project_verification (nothing recorded), ``detected``.
+
+    Why: detection reads the project's files, which the sessions write. A ``.venv/bin/
+    python3`` that a session planted (a script that exits 0) would put itself first on
+    the gates' ``PATH`` at the next start (``harness resume``) and answer for the
+    recorded ``python3 -m pytest -q``. The approved environment is kept instead; a
+    difference is told, never adopted.
+    """
+    if recorded_kind is None or recorded_variables is None:
+        return detected, None
+    kept = ProjectEnv(recorded_kind, recorded_test_command, dict(recorded_variables))
+    same = detected.kind == kept.kind and detected.variables.get(
+        "VIRTUAL_ENV"
+    ) == kept.variables.get("VIRTUAL_ENV")
+    if same:
+        return kept, None
+    return kept, (
+        f"project environment: the project now looks like {detected.kind}, not "
+        f"{kept.kind} as approved at project_verification; the approved one is kept"
+    )

@@ -141,6 +141,11 @@ class AgentState(StrictModel):
     sandbox_layout: SandboxLayout | None = None
     """The sandbox's project-dependent folders, recorded at project_verification (a
     state from before this field gets it at its next start); every sandbox uses it."""
+    project_env_kind: str | None = None
+    """The project environment's label approved at project_verification (``None``
+    before it): later starts keep it, whatever the sessions made of the project."""
+    project_env_variables: dict[str, str] | None = None
+    """That environment's variables (``PATH``, ``VIRTUAL_ENV``), kept the same way."""
     harness_commits: list[str] = Field(default_factory=list)
     """Every commit the harness made on the feature branch; each must stay on it."""
     dismissed_checkpoints: list[str] = Field(default_factory=list)

@@ -118,6 +118,8 @@ async def project_verification(run: Run) -> None:
                 name: r.command for name, r in checkpoint.context.quality_checks.items()
             },
             check_baseline=checkpoint.context.quality_checks,
+            project_env_kind=run.project_env.kind,
+            project_env_variables=run.project_env.variables,
         )
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
