@@ -17,6 +17,9 @@ from common.workspace import git, git_guard, pathnames
 NESTED_REASON = "a nested git repository"
 GITMODULES_REASON = "submodule configuration: the harness never commits submodules"
 UNREADABLE_REASON = "the harness cannot read it (its permissions); make it readable to commit it"
+TOO_BIG_REASON = (
+    f"larger than {git.BIG_FILE_BYTES // (1024 * 1024)} MB: the harness commits no file this big"
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,8 @@ def kept_out_reason(project: Path, raw: bytes) -> str | None:
     configures submodules (an ``update = !cmd`` in it even makes git refuse to show
     history that holds it), and the harness commits none. A name that is not
     plain printable UTF-8 cannot be committed and shown exactly (:mod:`pathnames`). A
-    file the harness cannot read would fail the whole commit.
+    file the harness cannot read would fail the whole commit; one too big
+    (:func:`git.too_big`) would cost every commit and gate a read of it and fail the push.
     """
     nested = nested_repository(project, raw)
     if nested is not None:
@@ -59,6 +63,8 @@ def kept_out_reason(project: Path, raw: bytes) -> str | None:
         return refused
     if not _readable(project / os.fsdecode(raw)):
         return UNREADABLE_REASON
+    if git.too_big(project, raw):
+        return TOO_BIG_REASON
     return None
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -219,17 +220,37 @@ def gitlinks(repo: Path) -> list[bytes]:
     return found
 
 
+BIG_FILE_BYTES = 50 * 1024 * 1024
+"""Above this a file is never committed nor hashed for the fingerprint: ``truncate -s
+10G x`` costs nothing to make, and git reads and deflates every byte of it at each
+commit and each gate (measured: 11.5 s for 2 GB, per call), then the push is refused by
+the forge's file size limit at every resume."""
+
+
+def too_big(repo: Path, raw: bytes) -> bool:
+    """Whether the changed path ``raw`` is a regular file above :data:`BIG_FILE_BYTES`
+    (``lstat``: a link is its own small self, never followed)."""
+    try:
+        info = (repo / os.fsdecode(raw)).lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > BIG_FILE_BYTES
+
+
 def worktree_fingerprint(repo: Path) -> str:
     """A tree SHA of the work tree as it is now: committed, changed and new files alike.
 
     Computed in a copy of the index (``GIT_INDEX_FILE``), so the real index is not
     touched. Ignored files do not count, nor do nested repositories: ``git add`` asks a
     tracked one whether it is dirty (a ``git status`` *inside* it, under its own config),
-    so each is excluded by name. The same content gives the same SHA whether or not it
-    was committed since, which is what lets a test run be reused.
+    so each is excluded by name, and so is a file too big to commit (:func:`too_big`).
+    The same content gives the same SHA whether or not it was committed since, which is
+    what lets a test run be reused.
     """
     git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir"))
-    nested = [*gitlinks(repo), *(p for p in changed_paths(repo) if p.endswith(b"/"))]
+    changed = changed_paths(repo)
+    nested = [*gitlinks(repo), *(p for p in changed if p.endswith(b"/"))]
+    nested += [path for path in changed if not path.endswith(b"/") and too_big(repo, path)]
     pathspec = [b"."] + [b":(exclude,literal)" + path.rstrip(b"/") for path in nested]
     with tempfile.TemporaryDirectory(prefix="harness-index-") as scratch:
         index = Path(scratch) / "index"
