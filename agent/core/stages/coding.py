@@ -299,7 +299,9 @@ async def issue_closure(run: Run) -> None:
         shas = state.issue_commits
         last = shas[-1]
         span = f"{shas[0]}~1..{last}"
-        diff = git.git(project, "diff", span)
+        # --text: a ``*.py -diff`` (or ``binary``) in the model's .gitattributes turned the
+        # code under review into "Binary files differ" (measured); the person sees it all.
+        diff = git.git(project, "diff", "--text", span)
         if len(diff) > DIFF_LIMIT:
             diff = diff[:DIFF_LIMIT] + f"\n… (diff cut at {DIFF_LIMIT} characters)"
         return IssueClosureCheckpoint(

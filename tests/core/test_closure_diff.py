@@ -1,0 +1,47 @@
+"""The diff a person reviews at issue_closure shows the code whatever the model's
+``.gitattributes`` says: ``*.py -diff`` turned it into "Binary files differ"."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agent.core.stages import coding
+from common.schemas.agent_state import Phase
+from common.schemas.checkpoint import IssueClosureCheckpoint
+from common.schemas.issues import IssueDraft
+from common.workspace import checkpoints
+from tests.core.runs import make_run, sh_git
+
+
+async def test_code_marked_binary_by_the_model_is_shown_at_issue_closure(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    project = run.spec.project_dir
+    await run.tracker.ensure_milestone("m", "d")
+    await run.tracker.create_issues([IssueDraft(title="Add f", summary="s", test_criteria=["t"])])
+    (project / "a.py").write_text("def f():\n    return 1\n")
+    sh_git(project, "add", "a.py")
+    sh_git(project, "commit", "-q", "-m", "feat(#1): f")
+    first = sh_git(project, "rev-parse", "HEAD")
+    (project / ".gitattributes").write_text("*.py -diff\n")
+    (project / "a.py").write_text("import os\n\n\ndef f():\n    os.system('hidden-payload')\n")
+    sh_git(project, "add", "a.py", ".gitattributes")
+    sh_git(project, "commit", "-q", "-m", "feat(#1): more")
+    last = sh_git(project, "rev-parse", "HEAD")
+    run.save(phase=Phase.ISSUE_CLOSURE, current_issue=1, issue_commits=[first, last])
+
+    closure = asyncio.create_task(coding.issue_closure(run))
+    try:
+        for _ in range(200):
+            shown = checkpoints.current(run.files)
+            if shown is not None or closure.done():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        closure.cancel()
+    if closure.done() and not closure.cancelled() and closure.exception() is not None:
+        raise AssertionError(closure.exception())
+
+    assert isinstance(shown, IssueClosureCheckpoint)
+    assert "os.system('hidden-payload')" in shown.context.diff
+    assert "Binary files" not in shown.context.diff
