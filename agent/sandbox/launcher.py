@@ -58,12 +58,12 @@ class SessionSandbox:
         """``command`` in the same layout without the model endpoint: for the test gates,
         which run code the model wrote.
 
-        The home is a fresh empty one: the sessions' home lasts the agent's life and is
-        in no commit, so a ``usercustomize.py`` under ``~/.local`` or an ``~/.npmrc``
-        with ``node-options`` left there ran at every later gate, unseen (measured).
+        The home is a fresh empty one (``fresh_home``), like each session's: a home that
+        lasted the agent's life is in no commit, so a ``usercustomize.py`` under
+        ``~/.local`` or an ``~/.npmrc`` with ``node-options`` a session left there ran at
+        every later gate, unseen (measured).
         """
-        plan = replace(self.plan, forwards=(), fresh_home=True)
-        return bwrap_argv(plan, self.bwrap, command)
+        return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
 
     def use_layout(self, layout: SandboxLayout) -> None:
         """Show ``layout``'s folders (checked again) from the next session and test gate on:
@@ -176,6 +176,10 @@ async def session_sandbox(
             plan = SandboxPlan(
                 project_dir=project_dir,
                 scratch_home=home,
+                # Each session (one CLI process, one bwrap) starts with an empty home: what
+                # one left there (~/.bashrc, which the CLI's shell snapshot sources,
+                # ~/.claude, ~/.local) is never the next one's, nor a gate's.
+                fresh_home=True,
                 cli=execute_only_cli(bundled_cli(), private),
                 relay=RELAY,
                 python=relay_python(),

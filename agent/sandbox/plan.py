@@ -85,8 +85,8 @@ class SandboxPlan:
     network: bool = False
     """Share the host's network (``sandbox_network``); otherwise only the forwards."""
     fresh_home: bool = False
-    """``$HOME`` is an empty tmpfs at ``scratch_home``'s path instead of that folder: for
-    the test gates, which must not run what a session left in its home."""
+    """``$HOME`` is an empty tmpfs at ``scratch_home``'s path instead of that folder, new
+    for every bwrap: no session or test gate runs what an earlier one left in its home."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables set inside on top of the inherited ones."""
 

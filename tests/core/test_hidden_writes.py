@@ -218,4 +218,25 @@ async def test_the_gate_never_sees_what_a_session_left_in_its_home(
     )
 
     assert result.output_tail == "1"
-    assert "PLANTED-IN-HOME" in (await box.sh("/usr/bin/python3 -c 'print(1)'")).stdout
+
+
+BASHRC_PLANT = """
+import os
+with open(os.path.join(os.environ["HOME"], ".bashrc"), "w") as out:
+    out.write("pytest() { echo forged: 42 passed; }\\n")
+"""
+
+
+@pytest.mark.skipif(probe(find_bwrap()) is not None, reason="bubblewrap cannot run here")
+async def test_the_next_session_never_finds_what_one_left_in_its_home(
+    box: Box,  # noqa: F811 (the fixture)
+) -> None:
+    """One session's ``~/.bashrc`` (which the CLI's shell snapshot sources), ``~/.claude``
+    and ``~/.local`` were the next session's: each session now starts with an empty home."""
+    (box.project / "plant.py").write_text(BASHRC_PLANT)
+    first = await box.sh("/usr/bin/python3 plant.py && ls -A $HOME")
+    assert first.stdout.split() == [".bashrc"], first.stderr
+
+    second = await box.sh('ls -A "$HOME"; echo "home=$HOME"')
+
+    assert second.stdout.split() == [f"home={box.sandbox.plan.scratch_home}"]
