@@ -216,20 +216,24 @@ def fewer_passing(baseline: TestRun | None, after: TestRun) -> list[str]:
     Failures are compared by name; a test that no longer runs has none. A
     ``collect_ignore``, a ``-k``/``--deselect`` in the project's ``addopts``, a
     ``skip``/``xfail`` marker or a ``conftest.py`` hook makes the baseline's tests
-    vanish from a run that still exits 0. Every test that passed at the baseline
-    either passes now, fails now (a name not failing at the baseline), or vanished;
-    so ``passed before - passed now - newly failing`` is at least the number that
-    vanished (new tests only make it smaller). Above zero is never accepted silently:
-    a person sees it as a regression (tests the issue deleted on purpose included:
-    deleting tests is a person's call).
+    vanish from a run that still exits 0 (or fails only where the baseline failed).
+    Every test that passed at the baseline either passes now, fails now, or vanished. A
+    run with failures of its own (:func:`blocking_failures`) is refused on those already
+    (a collection error in the session's new test file stops every test: unfinished
+    work, not a person's call); without any, ``passed before - passed now`` is at least
+    the number that vanished (new tests only make it smaller). Above zero is never
+    accepted silently: a person sees it as a regression (tests the issue deleted on
+    purpose included: deleting tests is a person's call).
     """
     if baseline is None:
         return []
-    before, now = passed_count(baseline), passed_count(after)
-    if before is None or now is None:
-        return []
-    failing_now = set(after.failed_tests) - set(baseline.failed_tests)
-    vanished = before - now - len(failing_now)
+    before = passed_count(baseline)
+    if before is None or blocking_failures(baseline, after):
+        return []  # failures named or counted already: the issue is not accepted as it is
+    # A pytest that said "N passed" before and now says nothing of the kind passed none
+    # (``addopts = --collect-only`` exits 0 with "2 tests collected").
+    now = passed_count(after) or 0
+    vanished = before - now
     if vanished <= 0:
         return []
     return [

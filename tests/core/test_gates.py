@@ -293,8 +293,18 @@ def test_passing_tests_that_vanished_are_told() -> None:
     assert fewer_passing(baseline, run(0, [], summary="45 passed in 1.1s")) == []
     broken = run(1, ["t.py::a", "t.py::b"], summary="2 failed, 40 passed in 1.0s")
     assert fewer_passing(baseline, broken) == [], "named failures explain the drop"
+    interrupted = run(2, ["tests/test_new.py"], summary="1 error in 0.1s")
+    assert fewer_passing(baseline, interrupted) == [], "refused on its own failure already"
+    old_failure = run(1, ["t.py::old"], summary="1 failed, 41 passed")
+    only_old = run(1, ["t.py::old"], summary="1 failed in 0.1s")
+    assert fewer_passing(old_failure, only_old) == [
+        "(at least 41 test(s) that passed before no longer run: 41 passed then, 0 now)"
+    ]
     assert fewer_passing(None, run(0, [], summary="3 passed")) == []
-    assert fewer_passing(baseline, run(0, [], summary="ok")) == []
+    assert fewer_passing(run(0, [], summary="ok"), run(0, [], summary="ok")) == []
+    assert fewer_passing(baseline, run(0, [], summary="42 tests collected in 0.01s")) == [
+        "(at least 42 test(s) that passed before no longer run: 42 passed then, 0 now)"
+    ]
 
 
 SKIPPING_CONFTEST = """\
