@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.policy import PolicyContext, judge_command
+from common.schemas.policy import PolicySettings
 
 CORPUS = (
     Path(__file__).resolve().parent.parent / "tests" / "policy" / "data" / "real_commands.jsonl"
@@ -37,6 +38,13 @@ VENV_TOOLS = ("pytest", "ruff", "mypy", "flake8", "pre-commit", "uvicorn", "book
 """In the transcripts' Python venvs (installed there, on the model's PATH)."""
 PROJECT_PACKAGES = ("bookminder",)
 """The transcripts' own packages, run as ``python -m bookminder``."""
+PROJECT_QUALITY_COMMANDS = ("mise run",)
+"""The Go project's tasks (``mise run test``, ``mise run lint``, … from its ``mise.toml``):
+a spec for that project names them in ``policy.quality_commands``, as the harness's quality
+gates run them too."""
+PROJECT_PROGRAMS = ("golangci-lint", "staticcheck", "entire")
+"""The Go project's linters (its ``.golangci.yaml``) and the CLI it builds, in
+``policy.extra_programs``. ``--bare-spec`` judges without these and the quality commands."""
 SANDBOX_FLAGS = ("sandboxed", "sandbox_verified")
 """Names the policy context may give its 'the sandbox is verified' switch (issue 15, item 2)."""
 
@@ -101,6 +109,13 @@ def load_corpus(path: Path = CORPUS) -> list[RealCommand]:
             raise ValueError(f"{path.name} line {number}: judgement {command.judgement!r}")
         commands.append(command)
     return commands
+
+
+def transcript_settings() -> PolicySettings:
+    """The spec settings of a project like the transcripts': their own tools declared."""
+    return PolicySettings(
+        extra_programs=list(PROJECT_PROGRAMS), quality_commands=list(PROJECT_QUALITY_COMMANDS)
+    )
 
 
 def sandbox_flag() -> str | None:
@@ -200,6 +215,11 @@ def main() -> None:
     parser.add_argument(
         "--unsandboxed", action="store_true", help="judge as an unsandboxed agent (strict rules)"
     )
+    parser.add_argument(
+        "--bare-spec",
+        action="store_true",
+        help="judge with default spec settings (no project tools in policy.extra_programs)",
+    )
     args = parser.parse_args()
     try:
         commands = load_corpus()
@@ -207,7 +227,8 @@ def main() -> None:
         raise SystemExit(f"real_commands: {e}") from None
     with tempfile.TemporaryDirectory() as folder:
         project = make_project(Path(folder))
-        context = PolicyContext.for_project(project)
+        settings = PolicySettings() if args.bare_spec else transcript_settings()
+        context = PolicyContext.for_project(project, settings)
         context = context if args.unsandboxed else sandboxed(context)
         report(measure(commands, context), context.project_dir, args.show)
     print(f"\nby program: {Counter(c.cmd.split()[0] for c in commands).most_common(12)}")
