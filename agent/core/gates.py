@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent.core.gate_output import BoundedOutput, short_line
 from common.schemas.gates import TestRun
 
 BaselineOutcome = Literal["passes", "fails", "cannot_run"]
@@ -83,8 +84,8 @@ async def _run(
         start_new_session=True,
         env=environ,
     )
-    chunks: list[bytes] = []
-    reader = asyncio.create_task(_collect(proc, chunks))
+    kept = BoundedOutput()
+    reader = asyncio.create_task(_collect(proc, kept))
     try:
         exit_code = await asyncio.wait_for(proc.wait(), timeout_s)
     except TimeoutError:
@@ -96,15 +97,15 @@ async def _run(
         await asyncio.wait_for(reader, OUTPUT_DRAIN_S)
     except TimeoutError:
         _kill_group(proc.pid)
-    output = b"".join(chunks).decode(errors="replace")
-    return summarize(command, exit_code, output, time.monotonic() - started)
+    return summarize(command, exit_code, kept.text(), time.monotonic() - started)
 
 
-async def _collect(proc: asyncio.subprocess.Process, chunks: list[bytes]) -> None:
-    """Read the run's output as it comes, so a timeout keeps what was printed."""
+async def _collect(proc: asyncio.subprocess.Process, kept: BoundedOutput) -> None:
+    """Read the run's output as it comes, so a timeout keeps what was printed; only its
+    head and tail are kept (:mod:`agent.core.gate_output`), the rest is read and dropped."""
     assert proc.stdout is not None
     while chunk := await proc.stdout.read(1 << 16):
-        chunks.append(chunk)
+        kept.add(chunk)
 
 
 def _kill_group(pid: int) -> None:
@@ -115,11 +116,11 @@ def _kill_group(pid: int) -> None:
 
 def summarize(command: str, exit_code: int, output: str, duration_s: float) -> TestRun:
     """Turn raw runner output into a :class:`TestRun` (closing line, failed test ids)."""
-    lines = [line for line in output.splitlines() if line.strip()]
+    lines = [short_line(line) for line in output.splitlines() if line.strip()]
     summary = lines[-1].strip("= ").strip() if lines else f"exit status {exit_code}"
     if exit_code == 124:
         summary = f"timed out: {summary}"
-    failed = sorted(set(_FAILED_LINE.findall(output)))
+    failed = sorted({short_line(name) for name in _FAILED_LINE.findall(output)})
     return TestRun(
         command=command,
         exit_code=exit_code,
