@@ -267,6 +267,7 @@ async def _run(
                     info.spec.project_dir,
                     info.spec.policy,
                     info.spec.test_command or project_env.test_command,
+                    sandboxed=bwrap is not None,  # check_sandbox probed it: it runs
                 ),
                 files,
             ),

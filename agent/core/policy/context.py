@@ -22,6 +22,12 @@ class PolicyContext:
     settings: PolicySettings = field(default_factory=PolicySettings)
     preset_commands: tuple[tuple[str, ...], ...] = ()
     """The test, lint and build commands, split into words; allowed as written."""
+    sandboxed: bool = False
+    """The model's commands run in the OS sandbox, verified at the agent's start
+    (bubblewrap probed, the layout recorded). Only then does the policy judge by
+    consequence (:mod:`.sandboxed`): what cannot reach beyond the project is allowed.
+    ``False`` (an agent whose spec says ``"sandbox": false``, or no agent at all) keeps
+    the strict rules."""
 
     @classmethod
     def for_project(
@@ -29,9 +35,11 @@ class PolicyContext:
         project_dir: Path,
         settings: PolicySettings | None = None,
         test_command: str | None = None,
+        *,
+        sandboxed: bool = False,
     ) -> PolicyContext:
         """A context for ``project_dir`` with the spec's settings and test command."""
         settings = settings or PolicySettings()
         commands = [c for c in (test_command, *settings.quality_commands) if c]
         presets = tuple(tuple(shlex.split(command)) for command in commands)
-        return cls(project_dir.resolve(), settings, tuple(p for p in presets if p))
+        return cls(project_dir.resolve(), settings, tuple(p for p in presets if p), sandboxed)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.core.policy.arguments import Rule, check_paths
+from agent.core.policy.arguments import Rule, check_paths, refuse_names_in_code
 from agent.core.policy.context import Denied
 from agent.core.policy.inputs import descriptor_of
 from agent.core.policy.paths import HARNESS_FOLDERS
@@ -167,14 +167,21 @@ def _find(judge: Judge, program: str, args: list[Word]) -> None:
     while index < len(args) and not (args[index].text or "-").startswith(("-", "(", "!", ")")):
         judge.check_path(args[index], write=False)
         index += 1
+    starts = [w.text or "." for w in args[:index]] or ["."]
     expression = args[index:]
+    skip_to = 0
     for position, word in enumerate(expression):
+        if position < skip_to:
+            continue
         text = word.text
         if text is None:
             raise Denied(
                 f"the find argument {word.raw} is built from a variable or substitution; "
                 "write it out"
             )
+        if text in ("-exec", "-execdir") and judge.context.sandboxed:
+            skip_to = _find_exec(judge, text, starts, expression, position + 1)
+            continue
         if text in ("-exec", "-execdir", "-ok", "-okdir"):
             raise Denied(
                 f"find {text} runs programs the harness cannot check; list the files with "
@@ -184,6 +191,71 @@ def _find(judge: Judge, program: str, args: list[Word]) -> None:
             judge.check_path(expression[position + 1], write=True)
         if text == "-files0-from" and position + 1 < len(expression):
             judge.check_path(expression[position + 1], write=False)
+
+
+def _find_exec(
+    judge: Judge, option: str, starts: list[str], expression: list[Word], first: int
+) -> int:
+    """``find … -exec PROG ARGS {} ;`` in a sandboxed session: judged as ``PROG ARGS`` on
+    the folders find starts from, as if the files were named (a ``-execdir`` program
+    runs in their folders, which lie under them). Returns where the expression goes on.
+
+    ``-ok``/``-okdir`` stay denied: they wait for a person at a terminal."""
+    end = first
+    while end < len(expression) and expression[end].text not in (";", "+"):
+        end += 1
+    if end >= len(expression):
+        raise Denied(f"find {option} needs its command ended with \\; or +")
+    command = expression[first:end]
+    if not command:
+        raise Denied(f"find {option} needs a program to run")
+    refuse_names_in_code(command, "{}", f"find {option}")
+    found = _found_name(expression[:first])
+    saved = set(judge.cwds)
+    try:
+        for start in starts:
+            if option == "-execdir":
+                judge.cwds = {(cwd / start).resolve() for cwd in saved}
+                start = "."
+            named = [_with_found(word, start, found) for word in command]
+            judge.judge_words(named)
+    finally:
+        judge.cwds = saved
+    return end + 1
+
+
+#: find tests after which the start folder itself is (almost surely) not among the files.
+_FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+                           "-regex", "-iregex", "-mindepth", "-newer", "-mtime", "-mmin",
+                           "-size", "-empty", "-perm", "-links", "-lname", "-ilname"})  # fmt: skip
+
+
+def _found_name(tests: list[Word]) -> str | None:
+    """What a file find gives is judged as, below its start folder: the ``-name`` pattern
+    when there is one (``*.pth`` is then refused to writers like a written ``*.pth``),
+    ``found`` after another filter, ``None`` (the start folder itself) without one."""
+    texts = [w.text or "" for w in tests]
+    names = [
+        texts[i + 1] for i, t in enumerate(texts) if t in ("-name", "-iname") and i + 1 < len(texts)
+    ]
+    if len(names) == 1 and "/" not in names[0]:
+        return names[0]
+    if set(texts) & _FIND_FILTERS:
+        return "found"
+    return None
+
+
+def _with_found(word: Word, start: str, found: str | None) -> Word:
+    """``{}`` in a word of a ``-exec`` command stands for the files find gives."""
+    if word.text is None or "{}" not in word.text:
+        return word
+    place = start if found is None else f"{start.rstrip('/') or '/'}/{found}"
+    text = word.text.replace("{}", place)
+    return Word(word.raw, text, plain=False, glob=found is not None and _is_glob(found))
+
+
+def _is_glob(text: str) -> bool:
+    return any(char in text for char in "*?[")
 
 
 _TAR_PROGRAM_OPTIONS = (

@@ -5,7 +5,8 @@ similar readers (``rev-parse``, ``ls-tree``, ``cat-file``, ``shortlog``, ``descr
 ``branch``/``tag``/``remote``/``stash``/``reflog`` only to list. Denied: ``-c`` and
 ``--config-env`` (configuration can make git run programs: pagers, hooks, fsmonitor,
 aliases), ``--exec-path``, ``--git-dir``/``--work-tree``, pagers (``-p``), aliases (any
-unknown subcommand), ``config``, ``update-ref``, ``symbolic-ref``, commits, branch
+unknown subcommand), ``config`` (a sandboxed session may read it: ``--get``,
+``--list``, ``--get-regexp``), ``update-ref``, ``symbolic-ref``, commits, branch
 moves, pushes and every command that talks to a remote. ``--output`` files stay inside
 the project; ``--ext-diff``, ``--textconv`` and ``grep -O`` (programs) are denied.
 """
@@ -100,6 +101,8 @@ def git(judge: Judge, program: str, args: list[Word]) -> None:
     if sub in READ_ONLY:
         _check_read_args(judge, sub, rest)
         return
+    if sub == "worktree" and [w.text for w in rest] in (["list"], ["list", "--porcelain"]):
+        return  # lists; every other worktree command is the harness's
     if sub in LISTING and _lists(sub, rest):
         _check_read_args(judge, sub, rest)
         return
@@ -110,6 +113,8 @@ def git(judge: Judge, program: str, args: list[Word]) -> None:
             f"git {sub} talks to a remote; the model's git is read-only and has no network "
             "(the harness pushes at the end of the run)"
         )
+    if sub == "config" and judge.context.sandboxed and _config_reads(judge, rest):
+        return
     if sub == "config":
         raise Denied(
             "git config is not allowed: git configuration can make git run programs "
@@ -119,6 +124,43 @@ def git(judge: Judge, program: str, args: list[Word]) -> None:
         f"git {sub} is not one of the read-only git commands the model may run (status, "
         "diff, log, show, blame, grep, ls-files…); aliases are not allowed"
     )
+
+
+#: ``git config`` options that only read (``--get``, ``--list``…) or shape the output.
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
+                           "-l", "--show-origin", "--show-scope", "--null", "-z", "--name-only",
+                           "--bool", "--int", "--bool-or-int", "--path", "--expiry-date",
+                           "--local", "--global", "--system", "--worktree", "--includes",
+                           "--no-includes"})  # fmt: skip
+_CONFIG_READ_VALUES = ("--type=", "--default=")
+_CONFIG_READ_SUBCOMMANDS = frozenset({"get", "list"})
+
+
+def _config_reads(judge: Judge, rest: list[Word]) -> bool:
+    """Whether ``git config …`` only reads: ``--get``, ``--get-all``, ``--get-regexp``,
+    ``--list``, the ``get``/``list`` subcommands of git 2.46, or one name alone
+    (``git config user.name``). Reading runs nothing and changes nothing; every write
+    (a value, ``--add``, ``--unset``, ``--edit``, ``--file``…) stays denied."""
+    texts = [w.text for w in rest]
+    if any(text is None for text in texts):
+        return False
+    words = [t for t in texts if t is not None]
+    if words and words[0] in _CONFIG_READ_SUBCOMMANDS:
+        words = ["--list" if words[0] == "list" else "--get", *words[1:]]
+    options = [t for t in words if t.startswith("-")]
+    names = [t for t in words if not t.startswith("-")]
+    if any(o not in _CONFIG_READS and not o.startswith(_CONFIG_READ_VALUES) for o in options):
+        return False
+    if "--list" in options or "-l" in options:
+        return not names
+    if {"--get-regexp", "--get-urlmatch", "--get-all", "--get"} & set(options):
+        return len(names) <= 2  # a name and a value pattern (or URL)
+    return len(names) == 1
+
+
+#: Listing filters followed by the commit they filter by.
+_COMMIT_FILTERS = frozenset({"--contains", "--no-contains", "--merged", "--no-merged",
+                             "--points-at"})  # fmt: skip
 
 
 def _lists(sub: str, rest: list[Word]) -> bool:
@@ -131,10 +173,14 @@ def _lists(sub: str, rest: list[Word]) -> bool:
     if sub == "reflog":
         return not texts or texts[0] in ("list", "show")
     listing = any(t in ("-l", "--list") for t in texts)
+    takes_commit = False
     for text in texts:
         if text.startswith("-"):
             if text.split("=", 1)[0] not in _LISTING_FLAGS:
                 return False
+            takes_commit = text in _COMMIT_FILTERS
+        elif takes_commit:
+            takes_commit = False  # `--contains 966e0df`: the commit it filters by
         elif not listing and text:
             return False
     return True

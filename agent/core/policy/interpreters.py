@@ -6,7 +6,8 @@
   interpreter reading its program from an open file instead of a project file: standard
   input (``curl … | python``, ``python - <<EOF``), ``/dev/stdin``, ``/dev/fd/N``,
   ``/proc/self/fd/N`` or ``<(…)`` (:mod:`.inputs`), are denied unless the project sets
-  ``allow_one_liners``.
+  ``allow_one_liners`` or the session is sandboxed (inline code has a script file's
+  powers, and a script file runs already).
 * ``python -m``: the project's own modules and a list of development tools (pytest,
   unittest, mypy, ruff, coverage, pip with its own rules…); ``http.server`` and other
   modules are denied.
@@ -44,6 +45,9 @@ PYTHON_MODULES = frozenset(
         "sysconfig", "platform", "site", "bandit", "vulture", "build", "unittest.mock",
     }
 )  # fmt: skip
+#: Modules that wait for a person at a terminal: denied even where any module runs.
+INTERACTIVE_MODULES = frozenset({"pdb", "code", "pty", "idlelib", "ipdb", "IPython", "ptpython",
+                                 "bpython", "turtledemo"})  # fmt: skip
 _SHELL_OK_FLAGS = frozenset("exuvnEhBCHPTfa")
 _AWK_DANGER = re.compile(r"system\s*\(|getline|\||print[f]?[^;}]*>|ENVIRON|PROCINFO|@load|@include")
 
@@ -111,7 +115,15 @@ def _module(judge: Judge, program: str, module: str | None, rest: list[Word]) ->
     if module == "pip" or top == "pip":
         tools.pip(judge, "pip", rest)
         return
-    if module in PYTHON_MODULES or top in PYTHON_MODULES or _project_module(judge, top):
+    if top in INTERACTIVE_MODULES:
+        raise Denied(
+            f"{program} -m {module} is interactive (it waits for a person); run a script or "
+            "the tests instead"
+        )
+    known = module in PYTHON_MODULES or top in PYTHON_MODULES or _project_module(judge, top)
+    if known or (judge.context.sandboxed and top.isidentifier()):
+        # In the sandbox any installed module runs with the powers of `python -c
+        # "import runpy; runpy.run_module(…)"`, which a sandboxed session may run.
         if module in ("coverage",) and rest and rest[0].text == "run":
             _coverage_run(judge, rest[1:])
             return
@@ -153,6 +165,14 @@ def coverage(judge: Judge, program: str, args: list[Word]) -> None:
     check_paths(judge, args, write=True)
 
 
+#: Flags that start a REPL: denied even where one-liners run (it would wait for a person).
+_INTERACTIVE_FLAGS: dict[str, tuple[str, ...]] = {
+    "php": ("-a",),
+    "lua": ("-i",),
+    "luajit": ("-i",),
+    "node": ("-i", "--interactive"),
+    "nodejs": ("-i", "--interactive"),
+}
 _ONE_LINER_FLAGS: dict[str, tuple[str, ...]] = {
     "node": ("-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader"),
     "nodejs": ("-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader"),
@@ -186,6 +206,10 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
         bundled_e = program in ("perl", "ruby") and not text.startswith("--") and (
             set(text[1:]) & set("eE")
         )  # fmt: skip
+        if text in _INTERACTIVE_FLAGS.get(program, ()):
+            raise Denied(f"{program} {text} is interactive; run a script or the tests instead")
+        if text.split("=", 1)[0] in _MODULE_FLAGS:
+            _check_preloaded(judge, args, index)
         if text.split("=", 1)[0] in flags or bundled_e:
             one_liner(judge, f"{program} {text}")
             check_paths(judge, args[index + 2 :], write=True)
@@ -197,6 +221,21 @@ def script_interpreter(judge: Judge, program: str, args: list[Word]) -> None:
         check_paths(judge, args[index + 1 :], write=True)
         return
     check_paths(judge, args[index:], write=True)
+
+
+#: node options whose value is a module loaded before the program: a file to check.
+_MODULE_FLAGS = frozenset({"-r", "--require", "--import", "--loader"})
+
+
+def _check_preloaded(judge: Judge, args: list[Word], index: int) -> None:
+    """``node -r MODULE``: a module given as a path stays in the project (a name such as
+    ``ts-node/register`` resolves inside it too and is looked up in node_modules)."""
+    text = args[index].text or ""
+    value = Word(args[index].raw, text.partition("=")[2]) if "=" in text else None
+    if value is None and index + 1 < len(args):
+        value = args[index + 1]
+    if value is not None:
+        judge.check_path(value, write=False)
 
 
 def shell(judge: Judge, program: str, args: list[Word]) -> None:
@@ -255,11 +294,12 @@ def shell(judge: Judge, program: str, args: list[Word]) -> None:
 
 def _shell_from_open_file(judge: Judge, program: str, source: OpenFile) -> None:
     """A shell reading its commands from standard input or another open file: a
-    one-liner; when the project allows those, a literal here-string or here-document on
-    standard input is judged like ``-c`` text, and anything else (a pipe, a file, an
-    expansion, ``<(…)``) is text the harness cannot see."""
+    one-liner; when the project allows those (or the session is sandboxed), a literal
+    here-string or here-document on standard input is judged like ``-c`` text, and
+    anything else (a pipe, a file, an expansion, ``<(…)``) is text the harness cannot
+    see."""
     what = f"{program} reading its commands from {source.shown}"
-    if not judge.context.settings.allow_one_liners:
+    if not (judge.context.settings.allow_one_liners or judge.context.sandboxed):
         raise Denied(
             f"{what} runs text the harness cannot check as a script; run the commands "
             "directly, or write them to a script in the project and run that script"

@@ -19,12 +19,15 @@ inside a function body is denied (the judge does not follow calls).
 
 from __future__ import annotations
 
+import itertools
+import math
 import unicodedata
 from pathlib import Path
 
 from agent.core.policy import programs
 from agent.core.policy.arguments import background
 from agent.core.policy.context import Denied, PolicyContext
+from agent.core.policy.expansion import MAX_WORDS, brace_words, loop_values, substitute
 from agent.core.policy.inputs import descriptor_word, standard_input_text
 from agent.core.policy.paths import check_path, resolve_in
 from agent.core.policy.syntax import (
@@ -95,6 +98,10 @@ class Judge:
         here-string or here-document written out); ``None`` when it is not known."""
         self._moved: set[Path] | None = None
         self._source = b""
+        self._tree: Node | None = None
+        self.bindings: dict[str, tuple[Word, ...]] = {}
+        """The values of the ``for`` variables whose loop body is being judged (a
+        sandboxed session, :mod:`.expansion`)."""
 
     # --- entry points used by the program rules --------------------------------------
 
@@ -111,6 +118,7 @@ class Judge:
             raise Denied(PARSE_REASON) from e
         except RecursionError as e:
             raise Denied(PARSE_REASON) from e
+        self._tree = root
         self._collect_functions(root)
         self._visit(root)
 
@@ -127,7 +135,15 @@ class Judge:
         self, word: Word, *, write: bool, what: str = "path", removing: bool = False
     ) -> None:
         """Deny unless ``word`` stays inside the project (and out of harness folders)."""
-        check_path(word, self.root, sorted(self.cwds), write=write, what=what, removing=removing)
+        check_path(
+            word,
+            self.root,
+            sorted(self.cwds),
+            write=write,
+            what=what,
+            removing=removing,
+            system_reads=self.context.sandboxed and what != "folder",
+        )
 
     def judge_words(self, words: list[Word]) -> None:
         """Judge one simple command given as words (also used by wrappers like ``env``)."""
@@ -166,6 +182,11 @@ class Judge:
         kind = node.type
         if not node.is_named:
             if kind == "&":
+                if self.in_function:
+                    raise Denied(
+                        "a background job inside a function can multiply without end (a "
+                        "fork bomb); start background jobs outside functions"
+                    )
                 background(self, "&")
             return set(self.cwds)
         if kind == "command":
@@ -178,9 +199,7 @@ class Judge:
             variable = node.child_by_field_name("variable")
             if variable is not None:
                 check_variable_name(text_of(variable))
-            for _ in range(2):
-                self._children(node)
-            return set(self.cwds)
+            return self._loop(node)
         if kind == "function_definition":
             saved = set(self.cwds)
             self.in_function += 1
@@ -207,6 +226,38 @@ class Judge:
                 _check_heredoc(node)
             return self._children(node)
         return set(self.cwds)
+
+    def _loop(self, node: Node) -> set[Path]:
+        """A loop's body is judged twice (a ``cd`` in it moves the second round); in a
+        sandboxed session a ``for`` variable over written-out words has those values."""
+        bound = None
+        if node.type == "for_statement" and self.context.sandboxed and self._tree is not None:
+            bound = loop_values(node, self._tree, braces=True)
+        saved = dict(self.bindings)
+        if bound is not None:
+            self.bindings[bound[0]] = bound[1]
+        try:
+            for _ in range(2):
+                self._children(node)
+        finally:
+            self.bindings = saved
+        return set(self.cwds)
+
+    def _words_of(self, node: Node) -> list[list[Word]]:
+        """What an argument node may be: one list of words per possibility (brace
+        expansion gives several words, a loop variable several possibilities)."""
+        word = word_of(node)
+        if not self.context.sandboxed:
+            return [[word]]
+        if word.braces or node.type == "brace_expression":
+            expanded = brace_words(node)
+            if expanded is not None:
+                return [expanded]
+        if word.text is None and self.bindings:
+            alternatives = substitute(node, self.bindings)
+            if alternatives is not None:
+                return [[alternative] for alternative in alternatives]
+        return [[word]]
 
     def _children(self, node: Node) -> set[Path]:
         """Judge children one after the other (``a; b``); the last one's success counts."""
@@ -250,7 +301,7 @@ class Judge:
         self, node: Node, extra: list[Word], outer_redirects: list[Node] | None = None
     ) -> set[Path]:
         name: Word | None = None
-        args: list[Word] = []
+        slots: list[list[list[Word]]] = []
         nested: list[Node] = []
         redirects = list(outer_redirects or [])
         for child in node.named_children:
@@ -271,7 +322,7 @@ class Judge:
             elif descriptor_word(child, self._source):
                 continue  # `0` of `bash 0<<< id`: the redirection's descriptor
             else:
-                args.append(word_of(child))
+                slots.append(self._words_of(child))
                 nested.append(child)
         if name is None:
             if extra:
@@ -279,13 +330,24 @@ class Judge:
             return set(self.cwds)
         for child in nested:  # substitutions inside the words run first
             self._visit(child)
-        self._moved = None
-        self.input_text = standard_input_text(redirects, self._source)
-        try:
-            self.judge_words([name, *args, *extra])
-        finally:
-            self.input_text = None
-        return set(self._moved) if self._moved is not None else set(self.cwds)
+        if math.prod(len(slot) for slot in slots) > MAX_WORDS:
+            raise Denied(f"this command may be too many different commands; {_SIMPLER}")
+        before = set(self.cwds)
+        after: set[Path] = set()
+        moved: set[Path] | None = None
+        for variant in itertools.product(*slots):
+            self.cwds = set(before)
+            self._moved = None
+            self.input_text = standard_input_text(redirects, self._source)
+            try:
+                self.judge_words([name, *itertools.chain.from_iterable(variant), *extra])
+            finally:
+                self.input_text = None
+            after |= self.cwds
+            if self._moved is not None:
+                moved = (moved or set()) | self._moved
+        self.cwds = after
+        return set(moved) if moved is not None else set(self.cwds)
 
     def _redirected(self, node: Node) -> set[Path]:
         body: Node | None = node.child_by_field_name("body")
@@ -336,18 +398,25 @@ class Judge:
             target.text is not None and (target.text.isdigit() or target.text == "-")
         )
         if not duplicated:
-            self.check_path(
-                target, write=operator not in _READ_OPERATORS, what="redirection target"
-            )
+            for place in self._targets(targets[0], target):
+                self.check_path(
+                    place, write=operator not in _READ_OPERATORS, what="redirection target"
+                )
         extra = [word_of(t) for t in targets[1:]]
         if extra and not extras_allowed:
             raise Denied(PARSE_REASON)
         return extra
 
+    def _targets(self, node: Node, word: Word) -> list[Word]:
+        """A redirection's target, once per value of the loop variables it uses."""
+        if word.text is None and self.bindings and self.context.sandboxed:
+            return substitute(node, self.bindings) or [word]
+        return [word]
+
     def _assignment(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
         name = text_of(name_node) if name_node is not None else ""
-        check_variable_name(name.partition("[")[0])
+        check_variable_name(name.partition("[")[0], sandboxed=self.context.sandboxed)
         for child in node.named_children:
             if child != name_node:
                 value = word_of(child)
@@ -370,7 +439,7 @@ class Judge:
             if word.text is not None and word.text.startswith("-") and "n" in word.text:
                 raise Denied(f"{keyword} -n makes a name refer to another variable; not allowed")
             if keyword == "export" and word.text is not None and not word.text.startswith("-"):
-                check_variable_name(word.text)
+                check_variable_name(word.text, sandboxed=self.context.sandboxed)
             self._visit(child)
 
 

@@ -10,6 +10,7 @@ of the files the harness reads anywhere in the project (:mod:`.protected`: neste
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from pathlib import Path
 from agent.core.policy.context import Denied
 from agent.core.policy.protected import write_refusal
 from agent.core.policy.syntax import Word
+from agent.sandbox.plan import SYSTEM_DIRS
 from common.paths import WORKSPACE_ROOT_NAME
 
 #: Devices any command may read or write.
@@ -28,6 +30,17 @@ SAFE_DEVICES = frozenset(
 #: Folders of the project that belong to the harness: the model never writes there.
 HARNESS_FOLDERS = (".git", WORKSPACE_ROOT_NAME)
 _NETWORK_DEVICES = ("/dev/tcp/", "/dev/udp/")
+#: The system folders the sandbox shows, read-only and as the host has them: the
+#: programs and libraries a session runs anyway.
+SANDBOX_SYSTEM_FOLDERS = tuple(Path(p) for p in SYSTEM_DIRS)
+#: System files that hold credentials where the harness runs as root (password hashes,
+#: host keys, private TLS keys): still refused, a speed bump for a model that reads them,
+#: since a project script could read them too.
+_SYSTEM_SECRETS = tuple(
+    Path(p) for p in ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-",
+                      "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private",
+                      "/etc/security/opasswd")
+)  # fmt: skip
 
 
 def check_path(
@@ -38,8 +51,12 @@ def check_path(
     write: bool,
     what: str = "path",
     removing: bool = False,
+    system_reads: bool = False,
 ) -> None:
     """Raise :class:`Denied` unless ``word`` names a place inside ``root``.
+
+    ``system_reads``: reading the system folders the sandbox shows read-only
+    (:data:`SANDBOX_SYSTEM_FOLDERS`) is allowed too (a sandboxed session).
 
     ``what`` names the argument in the message (``path``, ``redirection target``…).
     ``removing``: the write only deletes (``rm``), which a nested ``.git`` or a ``.pth``
@@ -67,6 +84,8 @@ def check_path(
     for cwd in cwds:
         for candidate in _candidates(text, cwd, word.glob):
             resolved = (cwd / candidate).resolve()
+            if system_reads and not write and _in_system_folder(resolved):
+                continue
             if not resolved.is_relative_to(root):
                 raise Denied(
                     f"the {what} {word.raw} is outside the project {root}; "
@@ -81,6 +100,13 @@ def check_path(
                     )
                 if not removing:
                     _check_protected(word, root, cwd / candidate, resolved, what)
+
+
+def _in_system_folder(resolved: Path) -> bool:
+    """A place in the system folders the sandbox shows, but for the credentials there."""
+    if any(resolved.is_relative_to(secret) for secret in _SYSTEM_SECRETS):
+        return False
+    return any(resolved.is_relative_to(folder) for folder in SANDBOX_SYSTEM_FOLDERS)
 
 
 def _check_protected(word: Word, root: Path, written: Path, resolved: Path, what: str) -> None:
@@ -104,7 +130,11 @@ def _candidates(text: str, cwd: Path, is_glob: bool) -> list[str]:
     if not is_glob:
         return [text]
     head = Path(text).parts
-    if any(part.startswith(".") and set(part[1:]) & set("*?[") for part in head):
+    if any(
+        part.startswith(".") and (fnmatch.fnmatchcase("..", part) or fnmatch.fnmatchcase(".", part))
+        for part in head
+        if set(part) & set("*?[")
+    ):
         raise Denied(
             f"the pattern {text} could match '..'; name the folders without a hidden-file glob"
         )

@@ -5,7 +5,8 @@ path (``.venv/bin/python``, ``./scripts/check.sh``). Its rules decide; a program
 rules is denied, with a reason by category (network client, launcher, editor…).
 
 The rules live by kind: :mod:`.shell` (builtins and wrappers), :mod:`.files` (reading
-and writing programs), :mod:`.git`, :mod:`.interpreters` and :mod:`.tools`. The
+and writing programs), :mod:`.git`, :mod:`.interpreters`, :mod:`.tools` and
+:mod:`.processes` (sandboxed sessions only). The
 project's own executables run (a coding agent must run the code it writes), with their
 path arguments checked; the OS sandbox, not this policy, contains what that code does.
 """
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.core.policy import files, git, interpreters, shell, tools
+from agent.core.policy import files, git, interpreters, processes, shell, tools
 from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
 from agent.core.policy.paths import HARNESS_FOLDERS
@@ -51,7 +52,7 @@ def _names(text: str) -> frozenset[str]:
 _CATEGORIES: dict[str, tuple[frozenset[str], str]] = {
     "launcher": (
         _names(
-            "xargs parallel watch script expect flock strace ltrace gdb lldb valgrind "
+            "parallel watch script expect flock strace ltrace gdb lldb valgrind "
             "taskset chrt ionice cpulimit at batch crontab systemd-run start-stop-daemon "
             "screen tmux builtin exec trap enable alias fc coproc nix-shell busybox toybox "
             "zsh fish csh tcsh sshpass firejail bwrap pnpx bunx uvx pipx run-parts "
@@ -81,8 +82,8 @@ _CATEGORIES: dict[str, tuple[frozenset[str], str]] = {
             "reboot halt poweroff init telinit useradd userdel usermod passwd chpasswd "
             "visudo iptables ip6tables nft ip ifconfig route sysctl systemctl service apt "
             "apt-get aptitude dpkg rpm yum dnf apk brew snap pacman zypper gem cpan cpanm "
-            "composer conda mamba mknod mkswap swapon losetup hostname hwclock timedatectl "
-            "kill pkill killall xkill renice update-alternatives ldconfig "
+            "composer conda mamba mknod mkswap swapon losetup hwclock timedatectl "
+            "killall xkill renice update-alternatives ldconfig "
         ),
         "{p} changes the machine or its processes, not the project; it is not allowed",
     ),
@@ -118,10 +119,26 @@ def judge_program(judge: Judge, words: list[Word]) -> None:
     if rule is not None:
         rule(judge, program, args)
         return
-    if in_project:
-        check_paths(judge, args, write=True)  # the project's own script or executable
+    if in_project or (judge.context.sandboxed and _venv_tool(judge, program)):
+        tools.project_tool(judge, program, args)  # the project's own script or executable
         return
     raise Denied(denial_for(program))
+
+
+#: Where a sandboxed session's ``PATH`` finds the project's own tools first.
+_PROJECT_BIN = (".venv", "bin")
+
+
+def _venv_tool(judge: Judge, program: str) -> bool:
+    """``pre-commit``, ``uvicorn``: a name the model's ``PATH`` finds in the project's
+    ``.venv/bin`` runs that project file, as ``.venv/bin/pre-commit`` does. Names the
+    policy refuses by kind (network clients, launchers…) stay refused wherever they are."""
+    if "/" in program or program in NETWORK:
+        return False
+    if any(program in names for names, _ in _CATEGORIES.values()):
+        return False
+    tool = judge.root.joinpath(*_PROJECT_BIN, program)
+    return tool.is_file() and tool.resolve().is_relative_to(judge.root)
 
 
 def rule_for(program: str) -> Rule | None:
@@ -176,4 +193,5 @@ RULES: dict[str, Rule] = {
     **git.RULES,
     **interpreters.RULES,
     **tools.RULES,
+    **processes.RULES,
 }

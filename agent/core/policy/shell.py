@@ -2,7 +2,8 @@
 
 Wrappers (``env``, ``timeout``, ``nice``, ``time``, ``command``, ``stdbuf``) are looked
 through: the command they run is judged. ``eval`` of literal text is judged like any
-command; ``source`` is denied. Builtins that set variables (``read``, ``mapfile``,
+command; ``source`` is denied, but for a venv's activate script in a sandboxed
+session. Builtins that set variables (``read``, ``mapfile``,
 ``getopts``, ``printf -v``) have the variable names checked. ``nohup``, ``setsid``,
 ``disown`` count as backgrounding.
 """
@@ -10,9 +11,10 @@ command; ``source`` is denied. Builtins that set variables (``read``, ``mapfile`
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from agent.core.policy.arguments import Rule, background
+from agent.core.policy.arguments import Rule, background, refuse_names_in_code
 from agent.core.policy.context import Denied
 from agent.core.policy.syntax import Word
 from agent.core.policy.variables import check_variable_name
@@ -127,7 +129,7 @@ def _env(judge: Judge, program: str, args: list[Word]) -> None:
             index += 1
             continue
         if "=" in text:
-            check_variable_name(text.partition("=")[0])
+            check_variable_name(text.partition("=")[0], sandboxed=judge.context.sandboxed)
             index += 1
             continue
         break
@@ -160,11 +162,92 @@ def _eval(judge: Judge, program: str, args: list[Word]) -> None:
 
 
 def _source(judge: Judge, program: str, args: list[Word]) -> None:
+    """``source .venv/bin/activate`` in a sandboxed session; nothing else.
+
+    The activate script is a project file: running it in this shell gives it no power a
+    project script run with ``bash`` lacks, and the sandbox contains both. Any other
+    file stays denied: sourcing ``.env`` or a script the model wrote is how variables
+    the policy guards (``PATH``, ``LD_PRELOAD``) would be set unseen.
+    """
+    script = args[0] if len(args) == 1 else None
+    if judge.context.sandboxed and script is not None and _is_activate(script):
+        judge.check_path(script, write=False)
+        return
     raise Denied(
         f"{program} runs a file's commands in this shell without the harness seeing them; "
         "the project's .venv/bin is already first on PATH, so run python, pytest and the "
         "project's tools directly"
     )
+
+
+def _is_activate(word: Word) -> bool:
+    """A virtual environment's activate script (``.venv/bin/activate``, ``venv/bin/activate``)."""
+    parts = PurePosixPath(word.text or "").parts
+    return len(parts) >= 3 and parts[-2:] == ("bin", "activate") and not word.glob
+
+
+#: xargs options that take a value as the next word.
+_XARGS_VALUES = frozenset({"-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a",
+                           "--max-args", "--max-procs", "--max-lines", "--max-chars",
+                           "--delimiter", "--eof", "--arg-file", "--replace",
+                           "--process-slot-var"})  # fmt: skip
+
+
+def _xargs(judge: Judge, program: str, args: list[Word]) -> None:
+    """``xargs PROG ARGS`` in a sandboxed session: ``PROG ARGS`` is judged as written.
+
+    The words xargs appends come from its input (file names from ``find`` or ``git
+    ls-files``, most often): the harness does not see them, as it does not see the
+    names a project script opens. The sandbox bounds both. ``-p`` (asks at a terminal)
+    and ``--process-slot-var`` (sets a variable) stay denied; ``-I R`` marks where each
+    input goes, judged as the current folder."""
+    if not judge.context.sandboxed:
+        raise Denied(
+            "xargs runs other programs in a way the harness cannot check; run the command "
+            "directly instead"
+        )
+    index = 0
+    replace: str | None = None
+    while index < len(args):
+        word = args[index]
+        text = word.text
+        if text is None:
+            raise Denied(f"the xargs argument {word.raw} must be written out")
+        if text == "--":
+            index += 1
+            break
+        if not text.startswith("-") or text == "-":
+            break
+        option, _, attached = text.partition("=") if text.startswith("--") else (text, "", "")
+        if text in ("-p", "--interactive") or option == "--process-slot-var":
+            raise Denied(f"xargs {text} waits for a person or sets a variable; not allowed")
+        short_value = not text.startswith("--") and len(text) > 2 and text[:2] in _XARGS_VALUES
+        value: Word | None = None
+        if short_value:
+            value = Word(word.raw, text[2:])
+            option = text[:2]
+        elif attached:
+            value = Word(word.raw, attached)
+        elif option in _XARGS_VALUES and index + 1 < len(args):
+            value = args[index + 1]
+            index += 1
+        if option in ("-a", "--arg-file") and value is not None:
+            judge.check_path(value, write=False)
+        if option in ("-I", "-i", "--replace"):
+            replace = (value.text if value is not None else None) or "{}"
+        index += 1
+    command = args[index:]
+    if not command:
+        return  # xargs alone runs echo
+    if replace is not None:
+        refuse_names_in_code(command, replace, f"xargs -I{replace}")
+        command = [
+            Word(w.raw, w.text.replace(replace, "."), plain=False)
+            if w.text is not None and replace in w.text
+            else w
+            for w in command
+        ]
+    judge.judge_words(command)
 
 
 def _disown(judge: Judge, program: str, args: list[Word]) -> None:
@@ -185,6 +268,7 @@ RULES: dict[str, Rule] = {
     "nohup": _background_wrapper,
     "setsid": _background_wrapper,
     "disown": _disown,
+    "xargs": _xargs,
     "bg": _disown,
     "fg": _disown,
     "timeout": _wrapper(

@@ -139,6 +139,18 @@ def _concatenation(node: Node, raw: str) -> Word:
     return Word(raw, "".join(parts), plain=False, glob=glob, braces=braces)
 
 
+def unquoted_word(raw: str, *, first: bool = True) -> Word:
+    """The :class:`Word` of unquoted text (as one word of a brace expansion is)."""
+    return _unquoted(raw, first=first)
+
+
+def quoted_value(node: Node) -> str | None:
+    """The value of a quoted node (or of a string's content), ``None`` with an expansion."""
+    if node.type == "string_content":
+        return _decode_double_quoted(text_of(node))
+    return _quoted_value(node)
+
+
 def _unquoted(raw: str, *, first: bool) -> Word:
     """An unquoted word: backslash escapes removed, a leading ``~`` expanded."""
     out: list[str] = []

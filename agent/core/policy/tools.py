@@ -98,6 +98,8 @@ def search(judge: Judge, program: str, args: list[Word]) -> None:
 def pip(judge: Judge, program: str, args: list[Word]) -> None:
     """pip lists and shows; installing fetches from the network."""
     sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
+    if any(w.text in ("-h", "--help") for w in args):
+        return  # `pip install --help` prints and fetches nothing
     if sub in ("install", "download", "wheel", "uninstall", "index", "search"):
         _network(judge, f"pip {sub}")
     elif sub in ("config", "cache"):
@@ -134,6 +136,9 @@ def npm(judge: Judge, program: str, args: list[Word]) -> None:
             raise Denied("npm needs a subcommand: npm test or npm run SCRIPT")
         _network(judge, f"{program} (install)")
         return
+    if sub == "pack" and judge.context.sandboxed and _packs_the_project(args):
+        check_paths(judge, [w for w in args if (w.text or "").startswith("-")], write=True)
+        return
     if sub in _NPM_NETWORK:
         _network(judge, f"{program} {sub}")
         return
@@ -144,6 +149,13 @@ def npm(judge: Judge, program: str, args: list[Word]) -> None:
     if program != "npm":
         return  # `yarn lint`: a script of the project's package.json
     raise Denied(f"npm {sub} is not allowed; use npm test or npm run SCRIPT")
+
+
+def _packs_the_project(args: list[Word]) -> bool:
+    """``npm pack`` with no package named packs the project itself: its ``prepack``
+    script runs (a project script, as ``npm run`` runs) and nothing is downloaded."""
+    positionals = [w for w in args if not (w.text or "-").startswith("-")]
+    return [w.text for w in positionals] == ["pack"]
 
 
 _CARGO_OK = frozenset({"build", "b", "test", "t", "check", "c", "clippy", "fmt", "run", "r",
@@ -183,6 +195,11 @@ def go(judge: Judge, program: str, args: list[Word]) -> None:
     sub = positionals[0] if positionals else None
     if sub == "env" and any(t in ("-w", "-u") for t in texts):
         raise Denied("go env -w changes go's settings; not allowed")
+    if sub == "tool" and positionals[1:2] == ["cover"] and judge.context.sandboxed:
+        if any(t.startswith("-html") for t in texts):
+            raise Denied("go tool cover -html opens a browser; use -func")
+        check_paths(judge, args, write=True)  # reads a coverage profile, prints a report
+        return
     if sub == "mod" and len(positionals) > 1 and positionals[1] in _GO_NETWORK:
         _network(judge, f"go mod {positionals[1]}")
     elif sub in _GO_NETWORK:
@@ -222,12 +239,44 @@ def uv(judge: Judge, program: str, args: list[Word]) -> None:
     if texts[0] == "pip":
         pip(judge, "uv pip", args[1:])
         return
+    if texts[0] == "venv" and judge.context.sandboxed:
+        _uv_venv(judge, args[1:])
+        return
     if texts[0] in ("sync", "add", "remove", "lock", "tool", "python", "init", "venv",
                     "export", "publish", "build", "self", "cache"):  # fmt: skip
         _network(judge, f"uv {texts[0]}")
         check_paths(judge, args, write=True)
         return
     raise Denied(f"uv {texts[0]} is not allowed; use uv run COMMAND")
+
+
+def _uv_venv(judge: Judge, args: list[Word]) -> None:
+    """``uv venv [FOLDER] [-p PYTHON]`` in a sandboxed session, as ``python -m venv``.
+
+    The ``pyvenv.cfg`` and ``.pth`` it writes name the interpreter it was made from,
+    which must run inside the sandbox, so they name no place the sandbox hides (the
+    issue 14 attack wrote a ``.pth`` naming ``HARNESS_HOME`` by hand; writing those files
+    by hand stays denied). The folder stays in the project; ``--python`` is a version
+    or an interpreter the policy would let run."""
+    index = 0
+    while index < len(args):
+        text = args[index].text or ""
+        option, _, attached = text.partition("=")
+        if option in ("-p", "--python"):
+            value = Word(args[index].raw, attached) if attached else None
+            if value is None and index + 1 < len(args):
+                value = args[index + 1]
+                index += 1
+            if value is not None and "/" in (value.text or "/"):
+                judge.check_path(value, write=False)
+        elif text.startswith("-"):
+            if option in ("--index", "--index-url", "--extra-index-url", "--find-links", "-f"):
+                _network(judge, f"uv venv {option}")
+            if option in ("--prompt", "--relocatable", "--seed") or attached:
+                pass
+        else:
+            judge.check_path(args[index], write=True)
+        index += 1
 
 
 def poetry(judge: Judge, program: str, args: list[Word]) -> None:
@@ -311,6 +360,31 @@ def npx(judge: Judge, program: str, args: list[Word]) -> None:
         _network(judge, f"{program} {tool.text} (not installed in the project)")
     rest = args[args.index(tool) + 1 :]
     check_paths(judge, rest, write=True)
+
+
+#: Subcommands of tools a project installs that act beyond its files: git's hooks
+#: (the harness's), or downloads.
+_PROJECT_TOOL_REFUSALS: dict[str, dict[str, str]] = {
+    "pre-commit": {
+        "install": "writes a hook into .git/hooks, which belongs to the harness",
+        "uninstall": "changes .git/hooks, which belongs to the harness",
+        "install-hooks": "downloads the hooks' environments from the network",
+        "autoupdate": "fetches new hook versions from the network",
+        "try-repo": "fetches a hook repository from the network",
+        "init-templatedir": "writes git's template folder, which belongs to the harness",
+    },
+}
+
+
+def project_tool(judge: Judge, program: str, args: list[Word]) -> None:
+    """The project's own executable (``./scripts/x.sh``, ``.venv/bin/pre-commit``): its
+    paths are checked, and a known tool's subcommands that reach git's hooks or the
+    network are refused."""
+    refusals = _PROJECT_TOOL_REFUSALS.get(program, {})
+    sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
+    if sub in refusals:
+        raise Denied(f"{program} {sub} {refusals[sub]}; run {program} run instead")
+    check_paths(judge, args, write=True)
 
 
 RULES: dict[str, Rule] = {

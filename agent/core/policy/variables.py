@@ -56,9 +56,18 @@ _GUARDED_PREFIXES: tuple[str, ...] = (
 _GUARDED_PREFIXES += ("CLAUDE_", "GITLAB_", "SUDO_")
 
 
-def check_variable_name(name: str) -> None:
+#: Guarded by prefix, yet only ever read by the project's own scripts: the variable
+#: Claude Code gives its hooks, set by a model testing the project's hook scripts. In a
+#: sandboxed session only the model's own child processes see it (the CLI and the
+#: harness's hooks do not inherit the Bash tool's variables).
+SANDBOXED_SCRIPT_VARIABLES = frozenset({"CLAUDE_PROJECT_DIR"})
+
+
+def check_variable_name(name: str, *, sandboxed: bool = False) -> None:
     """Deny setting a variable that changes what programs run or reaches the harness."""
     upper = name.upper()
+    if sandboxed and name in SANDBOXED_SCRIPT_VARIABLES:
+        return
     if (
         name in _GUARDED_VARIABLES
         or upper.startswith(_GUARDED_PREFIXES)
