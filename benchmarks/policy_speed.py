@@ -4,13 +4,16 @@ Usage: ``.venv/bin/python -m benchmarks.policy_speed [--rounds 20]``
 
 Each command of ``tests/policy/data`` (dangerous and ordinary) is judged ``--rounds``
 times in a small project like the tests'; the median and the 99th percentile of one
-judgement are printed, for the whole judge and for the tree-sitter parse alone.
+judgement are printed, for the whole judge as an unsandboxed and as a sandboxed agent's
+command (issue 15: loops and brace expansions are judged once per value there), and for
+the tree-sitter parse alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import statistics
 import tempfile
 import time
@@ -26,7 +29,7 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "policy" / "data"
 def corpus() -> list[str]:
     """Every command of the corpus files (``\\n`` stands for a newline)."""
     commands: list[str] = []
-    for name in ("dangerous.txt", "ordinary.txt"):
+    for name in ("dangerous.txt", "dangerous_unsandboxed.txt", "ordinary.txt"):
         for line in (DATA / name).read_text().splitlines():
             if line.strip() and not line.startswith("#"):
                 commands.append(line.replace("\\n", "\n"))
@@ -58,7 +61,7 @@ def report(label: str, values: list[float]) -> None:
     ordered = sorted(values)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     print(
-        f"{label:<18} median {statistics.median(ordered):8.1f} µs   p99 {p99:8.1f} µs   "
+        f"{label:<19} median {statistics.median(ordered):8.1f} µs   p99 {p99:8.1f} µs   "
         f"max {ordered[-1]:8.1f} µs"
     )
 
@@ -78,7 +81,13 @@ def main() -> None:
         context = PolicyContext.for_project(make_project(Path(folder)))
         judge_command("ls", context)  # load the grammar once
         print(f"{len(commands)} commands, {args.rounds} rounds each")
-        report("judge", timings(commands, args.rounds, lambda c: judge_command(c, context)))
+        sandboxed = dataclasses.replace(context, sandboxed=True)
+        report(
+            "judge unsandboxed", timings(commands, args.rounds, lambda c: judge_command(c, context))
+        )
+        report(
+            "judge sandboxed", timings(commands, args.rounds, lambda c: judge_command(c, sandboxed))
+        )
         report("parse (tree-sitter)", timings(commands, args.rounds, _parse_only))
 
 

@@ -13,14 +13,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from agent.control import answer, eval_command, follow, trace_commands
+from agent.control import answer, eval_command, follow, policy_command, trace_commands
 from agent.control.launch import start_agents
 from agent.control.printable_output import printable_output
 from agent.control.specs import parse_specs
 from agent.core import security_counts
-from agent.core.policy import PolicyContext, judge_command
 from agent.core.policy.audit import read_counts, status_line
-from agent.core.project_env import detect as detect_project_env
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from agent.daemon.procs import started_at
@@ -123,21 +121,6 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  {status_line(read_counts(workspace))}")
     print(f"  secrets:   {security_counts.read(workspace).redactions} redactions")
     return 0
-
-
-async def cmd_policy_check_bash(args: argparse.Namespace) -> int:
-    reason = await asyncio.to_thread(_policy_verdict, args.bash_command, args.project)
-    print("allow" if reason is None else f"deny: {reason}")
-    return 0 if reason is None else 1
-
-
-def _policy_verdict(command: str, project_arg: str | None) -> str | None:
-    """The policy's answer for ``command`` in a project, with its detected test command."""
-    project = Path(project_arg).expanduser() if project_arg else Path.cwd()
-    if not project.is_dir():
-        raise HarnessError(f"{project} is not a folder")
-    test_command = detect_project_env(project, os.environ).test_command
-    return judge_command(command, PolicyContext.for_project(project, test_command=test_command))
 
 
 async def cmd_web(args: argparse.Namespace) -> int:
@@ -355,15 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     auto.add_argument("mode", choices=("on", "off"))
     trace_commands.add_parsers(add)
     eval_command.add_parser(add)
-    policy = add("policy", cmd_policy_check_bash, "ask the command policy about a command")
-    policy_sub = policy.add_subparsers(required=True, metavar="ACTION")
-    check_bash = policy_sub.add_parser(
-        "check-bash", help="print allow or deny: REASON for a Bash command (exit 0 or 1)"
-    )
-    check_bash.add_argument("bash_command", metavar="COMMAND")
-    check_bash.add_argument(
-        "--project", metavar="DIR", help="the project the command runs in (default: here)"
-    )
+    policy_command.add_parser(add)
     daemon = add("daemon", cmd_daemon, "start, stop or check the daemon")
     daemon.add_argument("action", choices=("start", "stop", "status"))
     return parser
