@@ -30,6 +30,8 @@ SAFE_DEVICES = frozenset(
 #: Folders of the project that belong to the harness: the model never writes there.
 HARNESS_FOLDERS = (".git", WORKSPACE_ROOT_NAME)
 _NETWORK_DEVICES = ("/dev/tcp/", "/dev/udp/")
+#: Folder entries a glob may make the judge look at before it is denied as too broad.
+GLOB_BUDGET = 20_000
 #: The system folders the sandbox shows, read-only and as the host has them: the
 #: programs and libraries a session runs anyway.
 SANDBOX_SYSTEM_FOLDERS = tuple(Path(p) for p in SYSTEM_DIRS)
@@ -138,6 +140,54 @@ def _candidates(text: str, cwd: Path, is_glob: bool) -> list[str]:
         raise Denied(
             f"the pattern {text} could match '..'; name the folders without a hidden-file glob"
         )
+    if _glob_work(text, cwd) > GLOB_BUDGET:
+        raise Denied(
+            f"the pattern {text} matches too many paths to check; name the files or "
+            "folders, or use fewer wildcards"
+        )
     # glob.glob, not Path.glob: the pattern may be absolute (``/etc/*``).
     matches = glob.glob(text, root_dir=cwd)  # noqa: PTH207
     return [text, *matches]
+
+
+def _glob_work(text: str, cwd: Path) -> int:
+    """How many folder entries expanding ``text`` looks at, counted up to just past
+    :data:`GLOB_BUDGET` (then the count stops: the walk itself is bounded).
+
+    Why: the judge runs in the agent process, and links the model made multiply a
+    pattern's matches: ten links to ``.`` and ``*/*/*/*/*/*`` are 10^6 paths (12 s,
+    measured), two more levels 10^8 and every match in memory. Over-counts (hidden
+    entries too), never under-counts, what :func:`glob.glob` visits.
+    """
+    folders = [Path("/") if text.startswith("/") else cwd]
+    parts = [part for part in text.split("/") if part]
+    seen = 0
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        found: list[Path] = []
+        for folder in folders:
+            if not glob.has_magic(part):
+                found.append(folder / part)
+                seen += 1
+                continue
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        seen += 1
+                        if seen > GLOB_BUDGET:
+                            return seen
+                        if fnmatch.fnmatchcase(entry.name, part) and (last or _is_folder(entry)):
+                            found.append(folder / entry.name)
+            except OSError:
+                continue
+        folders = found
+        if seen > GLOB_BUDGET:
+            break
+    return seen
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows links, as glob does
+    except OSError:
+        return False
