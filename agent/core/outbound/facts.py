@@ -1,0 +1,145 @@
+"""A changed file's facts, read from the work tree (after a session) or from git's
+objects (the branch before the push).
+
+Nothing here follows a link or runs anything the model wrote: links are read with
+``readlink``, files with ``lstat`` and a bounded read, objects with ``cat-file``
+(hardened, jailed: :mod:`common.workspace.git`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.core.outbound.classify import BINARY_SNIFF, FileFacts, Kind
+from common.workspace import git, pathnames
+
+EXECUTABLE_MODE = b"100755"
+LINK_MODE = b"120000"
+GITLINK_MODE = b"160000"
+NO_MODE = b"000000"
+_LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+
+
+@dataclass(frozen=True)
+class Observed:
+    """A change's facts and the content to scan (``None``: too large, binary, or not a
+    file), with the git object it is, where known."""
+
+    facts: FileFacts
+    content: bytes | None
+    blob: str | None = None
+
+
+def from_work_tree(project: Path, paths: list[str], max_bytes: int) -> list[Observed]:
+    """Each path as the session left it in the work tree, against ``HEAD``."""
+    before = _head_modes(project, paths)
+    return [_observe(project, path, before.get(path), max_bytes) for path in paths]
+
+
+def _observe(project: Path, path: str, old_mode: bytes | None, max_bytes: int) -> Observed:
+    where = project / path
+    was_executable = old_mode == EXECUTABLE_MODE
+    try:
+        info = where.lstat()
+    except FileNotFoundError:
+        return Observed(FileFacts(path, Kind.DELETED, was_executable=was_executable), None)
+    if stat.S_ISLNK(info.st_mode):
+        target = os.fsencode(where.readlink())
+        return Observed(FileFacts(path, Kind.SYMLINK, len(target), target), None)
+    if stat.S_ISDIR(info.st_mode):
+        return Observed(FileFacts(path, Kind.GITLINK), None)
+    size = info.st_size
+    with where.open("rb") as handle:
+        content = handle.read(max_bytes + 1 if size <= max_bytes else BINARY_SNIFF)
+    facts = FileFacts(
+        path,
+        Kind.FILE,
+        size,
+        content[:BINARY_SNIFF],
+        executable=bool(info.st_mode & stat.S_IXUSR),
+        was_executable=was_executable,
+    )
+    return Observed(facts, content if size <= max_bytes else None)
+
+
+def _head_modes(project: Path, paths: list[str]) -> dict[str, bytes]:
+    """Each path's mode in ``HEAD`` (absent: new)."""
+    if not paths:
+        return {}
+    out = git.git_bytes(project, "ls-tree", "-z", "HEAD", "--", *paths, env=_LITERAL, check=False)
+    modes: dict[str, bytes] = {}
+    for entry in git.split_nul(out):
+        meta, _, raw = entry.partition(b"\t")
+        modes[pathnames.key(raw)] = meta.split(b" ")[0]
+    return modes
+
+
+def from_branch(project: Path, base: str, tip: str, max_bytes: int) -> list[Observed]:
+    """Every path the branch changes from where it left ``base`` (``base...tip``), as
+    committed: what a push would publish."""
+    out = git.git_bytes(
+        project, "diff", "--raw", "--no-abbrev", "-z", "--no-renames", f"{base}...{tip}"
+    )
+    fields = git.split_nul(out)
+    observed: list[Observed] = []
+    for meta, raw in zip(fields[0::2], fields[1::2], strict=False):
+        old_mode, new_mode, _old, new_blob, _status = meta.lstrip(b":").split(b" ")[:5]
+        path = pathnames.key(raw)
+        observed.append(_from_object(project, path, old_mode, new_mode, new_blob, max_bytes))
+    # The harness's diff never looks into (nor lists) nested repositories: compare trees.
+    fork = git.git(project, "merge-base", base, tip).strip()
+    before = _gitlinks_of(project, fork)
+    for path, name in sorted(_gitlinks_of(project, tip).items()):
+        if before.get(path) != name:
+            observed.append(Observed(FileFacts(path, Kind.GITLINK), None, name))
+    return observed
+
+
+def _gitlinks_of(project: Path, rev: str) -> dict[str, str]:
+    """Every gitlink (mode 160000) in ``rev``'s tree: path → the commit it names."""
+    out = git.git_bytes(project, "ls-tree", "-r", "-z", "--full-tree", rev)
+    found: dict[str, str] = {}
+    for entry in git.split_nul(out):
+        meta, _, raw = entry.partition(b"\t")
+        parts = meta.split(b" ")
+        if parts[0] == GITLINK_MODE and len(parts) >= 3:
+            found[pathnames.key(raw)] = parts[2].decode()
+    return found
+
+
+def _from_object(
+    project: Path, path: str, old_mode: bytes, new_mode: bytes, blob: bytes, max_bytes: int
+) -> Observed:
+    was_executable = old_mode == EXECUTABLE_MODE
+    name = blob.decode()
+    if new_mode == NO_MODE:
+        return Observed(FileFacts(path, Kind.DELETED, was_executable=was_executable), None)
+    if new_mode == GITLINK_MODE:
+        return Observed(FileFacts(path, Kind.GITLINK), None, name)
+    if new_mode == LINK_MODE:
+        target = git.git_bytes(project, "cat-file", "blob", name)
+        return Observed(FileFacts(path, Kind.SYMLINK, len(target), target), None, name)
+    size = int(git.git(project, "cat-file", "-s", name).strip())
+    content = git.git_bytes(project, "cat-file", "blob", name) if size <= max_bytes else b""
+    facts = FileFacts(
+        path,
+        Kind.FILE,
+        size,
+        content[:BINARY_SNIFF],
+        executable=new_mode == EXECUTABLE_MODE,
+        was_executable=was_executable,
+    )
+    return Observed(facts, content if size <= max_bytes else None, name)
+
+
+def blob_of(project: Path, rev: str, path: str) -> str | None:
+    """The object ``path`` is at ``rev`` (``None``: not there)."""
+    out = git.git_bytes(project, "ls-tree", "-z", rev, "--", path, env=_LITERAL, check=False)
+    for entry in git.split_nul(out):
+        meta = entry.partition(b"\t")[0].split(b" ")
+        if len(meta) >= 3:
+            return meta[2].decode()
+    return None
