@@ -325,7 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     approve = add("approve", cmd_approve, "approve the waiting checkpoint")
     approve.add_argument("agent")
     approve.add_argument(
-        "--choice", help="issue iid(s), a regression action, or a budget action (raise[:USD])"
+        "--choice",
+        help="issue iid(s), a regression action, a budget action (raise[:USD]), or at "
+        "issue_closure a choice per flagged file (approve=PATH;exclude=PATH, PATH * for the rest)",
     )
     approve.add_argument("--reason", help="a note recorded with the decision")
     approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")

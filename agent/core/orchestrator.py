@@ -36,7 +36,7 @@ from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace import checkpoints, git
-from common.workspace.decisions import default_decision
+from common.workspace.decisions import default_decision, waits_for_person
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import load_info
 
@@ -233,7 +233,14 @@ class Run:
             if self.secrecy is not None:
                 checkpoint = self.secrecy.checkpoint(checkpoint)
             self.info = load_info(self.files.root)
-            if self.auto_accept_on():
+            for_person = waits_for_person(checkpoint)
+            auto_accept = self.auto_accept_on()
+            if auto_accept and for_person:
+                self.log(
+                    f"auto-accept never approves a flagged change: {checkpoint.id} waits for "
+                    f"a person ({len(for_person)} finding(s))"
+                )
+            elif auto_accept:
                 checkpoint = checkpoints.signed(
                     self.decision_key,
                     self.files,

@@ -30,7 +30,7 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     P.ISSUE_CLOSURE: frozenset({P.ISSUE_SELECTION, P.CODING}),
     P.MR_PHASE_TRANSITION: frozenset({P.MR_REVIEW, P.DONE, P.REGRESSION_APPROVAL}),
     P.MR_REVIEW: frozenset({P.MR_REVIEW, P.MR_CREATE}),
-    P.MR_CREATE: frozenset({P.DONE}),
+    P.MR_CREATE: frozenset({P.DONE, P.MR_REVIEW}),  # a flagged change no person approved
     P.DONE: frozenset(),
     P.FAILED: frozenset(),
 }

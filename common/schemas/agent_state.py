@@ -11,6 +11,7 @@ from pydantic import Field
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.outbound import ApprovedChange, FlaggedFile, OutboundSettings
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
 from common.schemas.verdict import SessionVerdict
@@ -123,6 +124,17 @@ class AgentState(StrictModel):
     kept_out: list[str] = Field(default_factory=list)
     """Paths the current issue's sessions changed that the harness kept out of every
     commit (escaped, with why): told to the next session, shown at issue_closure."""
+    held: list[FlaggedFile] = Field(default_factory=list)
+    """The current issue's files the outbound review flagged, held out of every commit
+    until a person approves or excludes each at issue_closure."""
+    excluded: list[str] = Field(default_factory=list)
+    """Flagged files a person excluded (escaped, with who): never committed, told to
+    every later session of the run."""
+    approved_changes: list[ApprovedChange] = Field(default_factory=list)
+    """Flagged changes a person approved: listed in the merge request, with who."""
+    outbound: OutboundSettings | None = None
+    """The outbound review's settings, recorded at project_verification (``None``: a
+    state from before them; the defaults)."""
     pre_session_dirty: list[str] | None = None
     """Paths that had uncommitted changes when the running session started; kept so that
     a resumed agent never commits a change the user had before the session."""

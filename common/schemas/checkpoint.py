@@ -16,6 +16,7 @@ from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.outbound import FileChoice, Finding, FlaggedFile
 from common.schemas.spend import Spend
 
 
@@ -110,6 +111,15 @@ class RegressionDecision(Decision):
         return self
 
 
+class ClosureDecision(Decision):
+    """issue_closure: close the issue, or send it back; and for each flagged file held out
+    of the commit, the person's choice (signed with the rest of the decision)."""
+
+    files: dict[str, FileChoice] = Field(default_factory=dict)
+    """Flagged path → approve (commit it, naming the person) or exclude (never commit
+    it). ``wait`` is no answer: an approval must choose for every flagged file."""
+
+
 class BudgetDecision(Decision):
     """An action; a plain reject is ``stop``. ``raise`` may name the new limits."""
 
@@ -193,6 +203,12 @@ class IssueClosureContext(StrictModel):
     """Paths the issue's sessions changed that the harness kept out of its commits (a
     nested git repository, a name with control or bidi characters), escaped, each with
     why: ``vendor/lib/ (a nested git repository (vendor/lib/.git))``."""
+    flagged: list[FlaggedFile] = Field(default_factory=list)
+    """Files the outbound review held out of the issue's commits (CI configuration,
+    agent settings, credentials, links out of the project…): each waits for a person's
+    choice; auto-accept never approves one."""
+    issue_findings: list[Finding] = Field(default_factory=list)
+    """Findings about the issue as a whole (its diff over the budget): a person decides."""
 
 
 class MrPhaseTransitionContext(StrictModel):
@@ -221,6 +237,10 @@ class MrReviewContext(StrictModel):
     target_branch: str
     commits: list[str]
     test_run: TestRun | None = None
+    flagged: list[FlaggedFile] = Field(default_factory=list)
+    """Changes on the branch the outbound review flags and no person approved (found by
+    scanning the whole branch again before the push): approving the merge request
+    approves them, and they are listed in it with who approved them."""
 
 
 # --- checkpoints -----------------------------------------------------------------------
@@ -273,7 +293,26 @@ class IssueSelectionCheckpoint(CheckpointBase):
 class IssueClosureCheckpoint(CheckpointBase):
     type: Literal[CheckpointType.ISSUE_CLOSURE] = CheckpointType.ISSUE_CLOSURE
     context: IssueClosureContext
-    decision: Decision | None = None
+    decision: ClosureDecision | None = None
+
+    @model_validator(mode="after")
+    def _every_flagged_file_chosen(self) -> IssueClosureCheckpoint:
+        decision = self.decision
+        if decision is None or not decision.approved:
+            return self
+        flagged = {item.path for item in self.context.flagged}
+        unknown = sorted(set(decision.files) - flagged)
+        if unknown:
+            raise ValueError(f"not a flagged file: {', '.join(unknown)}")
+        open_ = sorted(
+            path for path in flagged if decision.files.get(path, FileChoice.WAIT) is FileChoice.WAIT
+        )
+        if open_:
+            raise ValueError(
+                "choose approve or exclude for every flagged file; no choice for: "
+                + ", ".join(open_)
+            )
+        return self
 
 
 class MrPhaseTransitionCheckpoint(CheckpointBase):
@@ -309,7 +348,12 @@ Checkpoint = Annotated[
 """Any one of the checkpoints."""
 
 AnyDecision = (
-    Decision | EnrichmentDecision | SelectionDecision | RegressionDecision | BudgetDecision
+    Decision
+    | EnrichmentDecision
+    | SelectionDecision
+    | RegressionDecision
+    | BudgetDecision
+    | ClosureDecision
 )
 
 CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from common.schemas.base import StrictModel
+from common.schemas.outbound import OutboundSettings
 
 SETTINGS_FILE = ".harness.json"
 """The harness's settings file in the target repository."""
@@ -29,3 +30,6 @@ class RepoSettings(StrictModel):
     """``.harness.json`` in the target repository."""
 
     quality: QualitySettings | None = None
+    outbound: OutboundSettings | None = None
+    """Protected paths and limits of the outbound review (read once, at
+    project_verification: the model may write this file later)."""

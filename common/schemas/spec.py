@@ -8,6 +8,7 @@ from pydantic import Field, TypeAdapter, field_validator
 
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
+from common.schemas.outbound import OutboundSettings
 from common.schemas.policy import PolicySettings
 from common.schemas.quality import QualitySettings
 
@@ -58,6 +59,10 @@ class AgentSpec(StrictModel):
     """Sessions per issue, turns per session, total cost and time."""
     quality: QualitySettings | None = None
     """Quality checks beyond the tests; overrides the repository's ``.harness.json``."""
+    outbound: OutboundSettings | None = None
+    """The outbound review: more protected paths (added to the defaults and to the
+    repository's), the file size limit and the issue's diff budget (these override the
+    repository's ``.harness.json``)."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from common.schemas.base import StrictModel
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.outbound import FlaggedFile
 
 
 class SessionVerdict(StrictModel):
@@ -28,6 +29,8 @@ class SessionVerdict(StrictModel):
     kept_out: list[str] = Field(default_factory=list)
     """Changed paths kept out of the commit, escaped, each with why (see
     :class:`~common.schemas.checkpoint.IssueClosureContext`)."""
+    held: list[FlaggedFile] = Field(default_factory=list)
+    """Changed files the outbound review flagged: held out of the commit for a person."""
     commit_message: str | None = None
     """The commit to make (``None``: nothing to commit)."""
     handoff_json: str | None = None

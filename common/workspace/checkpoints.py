@@ -52,7 +52,8 @@ def decided(checkpoint: Checkpoint, decision: AnyDecision) -> Checkpoint:
         return CheckpointAdapter.validate_python(data)
     except ValidationError as e:
         kind = type(decision).__name__
-        raise CheckpointError(f"a {kind} does not answer {checkpoint.type.value}") from e
+        why = str(e.errors()[0].get("msg", "")).removeprefix("Value error, ")
+        raise CheckpointError(f"a {kind} does not answer {checkpoint.type.value}: {why}") from e
 
 
 def signed(key: bytes, files: WorkspaceFiles, checkpoint: Checkpoint) -> Checkpoint:

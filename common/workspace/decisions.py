@@ -13,18 +13,39 @@ from common.schemas.checkpoint import (
     BudgetDecision,
     BudgetReachedCheckpoint,
     Checkpoint,
+    ClosureDecision,
     Decision,
     EnrichmentDecision,
+    IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
+    MrReviewCheckpoint,
     RegressionAction,
     RegressionApprovalCheckpoint,
     RegressionDecision,
     SelectionDecision,
 )
+from common.schemas.outbound import FileChoice
 
 _REGRESSION_ACTIONS = ", ".join(action.value for action in RegressionAction)
 _BUDGET_CHOICES = "raise, raise:USD, raise:time=MIN, stop, merge_request"
+_FILE_CHOICES = "approve=PATH or exclude=PATH, separated by ';' or new lines (PATH * for the rest)"
+
+
+def waits_for_person(checkpoint: Checkpoint) -> list[str]:
+    """Why auto-accept must not answer ``checkpoint`` (empty: it may).
+
+    A flagged change (the outbound review's findings) is never approved by default:
+    the checkpoint stays pending, and a person is notified as for any pending one.
+    """
+    match checkpoint:
+        case IssueClosureCheckpoint():
+            reasons = [f"flagged: {item.path}" for item in checkpoint.context.flagged]
+            return reasons + [item.reason for item in checkpoint.context.issue_findings]
+        case MrReviewCheckpoint():
+            return [f"flagged on the branch: {item.path}" for item in checkpoint.context.flagged]
+        case _:
+            return []
 
 
 def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
@@ -32,7 +53,9 @@ def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
 
     issue_enrichment takes the model's recommended selection, regression_approval
     takes ``fix_now``, issue_selection takes the recommended issue, budget_reached takes
-    ``merge_request`` (nothing more is spent on new issues); the rest approve.
+    ``merge_request`` (nothing more is spent on new issues), issue_closure with flagged
+    files ``wait`` for each (never approve: the decision cannot be recorded until a person
+    chooses, see :func:`waits_for_person`); the rest approve.
     """
     match checkpoint:
         case BudgetReachedCheckpoint():
@@ -53,6 +76,9 @@ def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
                 decided_by=decided_by,
                 issue_iid=checkpoint.context.recommended_iid,
             )
+        case IssueClosureCheckpoint() if checkpoint.context.flagged:
+            waiting = {item.path: FileChoice.WAIT for item in checkpoint.context.flagged}
+            return ClosureDecision(approved=True, decided_by=decided_by, files=waiting)
         case _:
             return Decision(approved=True, decided_by=decided_by)
 
@@ -89,8 +115,9 @@ def choice_decision(
 
     issue_enrichment: comma-separated iids (empty for none); issue_selection: one iid;
     regression_approval: an action name; budget_reached: ``raise`` (doubles the reached
-    budget), ``raise:USD``, ``raise:time=MIN``, ``stop`` or ``merge_request``. Other
-    checkpoints take no choice.
+    budget), ``raise:USD``, ``raise:time=MIN``, ``stop`` or ``merge_request``;
+    issue_closure: a choice per flagged file (:func:`file_choices`). Other checkpoints
+    take no choice.
 
     Raises:
         CheckpointError: the choice does not fit the checkpoint.
@@ -127,8 +154,45 @@ def choice_decision(
             )
         case BudgetReachedCheckpoint():
             return _budget_choice(choice, decided_by, reason)
+        case IssueClosureCheckpoint() if checkpoint.context.flagged:
+            flagged = [item.path for item in checkpoint.context.flagged]
+            files = file_choices(choice, flagged)
+            return ClosureDecision(approved=True, decided_by=decided_by, reason=reason, files=files)
         case _:
             raise CheckpointError(f"{checkpoint.type.value} takes no choice; approve or reject it")
+
+
+def file_choices(choice: str, flagged: list[str]) -> dict[str, FileChoice]:
+    """``approve=PATH`` / ``exclude=PATH`` items (``;`` or new lines between them) as a
+    choice for every flagged file; ``PATH`` ``*`` stands for every file not named.
+
+    Raises:
+        CheckpointError: an unknown action or path, or a flagged file left without a choice.
+    """
+    chosen: dict[str, FileChoice] = {}
+    rest: FileChoice | None = None
+    for item in filter(None, (part.strip() for part in choice.replace("\n", ";").split(";"))):
+        action, sep, path = item.partition("=")
+        try:
+            picked = FileChoice(action.strip())
+        except ValueError as e:
+            raise CheckpointError(f"unknown file choice {item!r}; give {_FILE_CHOICES}") from e
+        path = path.strip()
+        if not sep or not path or picked is FileChoice.WAIT:
+            raise CheckpointError(f"unknown file choice {item!r}; give {_FILE_CHOICES}")
+        if path == "*":
+            rest = picked
+        elif path in flagged:
+            chosen[path] = picked
+        else:
+            raise CheckpointError(f"not a flagged file: {path!r}; flagged: {', '.join(flagged)}")
+    for path in flagged:
+        if path not in chosen and rest is not None:
+            chosen[path] = rest
+    missing = [path for path in flagged if path not in chosen]
+    if missing:
+        raise CheckpointError(f"no choice for: {', '.join(missing)}; give {_FILE_CHOICES}")
+    return chosen
 
 
 def _budget_choice(choice: str, decided_by: str, reason: str | None) -> BudgetDecision:

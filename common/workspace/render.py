@@ -15,6 +15,7 @@ import textwrap
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     Checkpoint,
+    ClosureDecision,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -24,6 +25,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
     SpecToIssuesCheckpoint,
 )
+from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import marked_lines, printable, printable_line
 
 RULE = "=" * 64
@@ -133,6 +135,20 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 )
                 out += [f"  {line}" for line in _model_block("The claim", refusal.claim)]
             out += [f"Not committed by the harness: {_one(line)}" for line in c.kept_out]
+            out += [f"Over the issue's budget: {_one(item.reason)}" for item in c.issue_findings]
+            choices = (
+                checkpoint.decision.files
+                if isinstance(checkpoint.decision, ClosureDecision)
+                else {}
+            )
+            out += flagged_lines(
+                c.flagged, {path: choice.value for path, choice in choices.items()}
+            )
+            if c.flagged and checkpoint.decision is None:
+                out.append(
+                    "  Choose for each: harness approve AGENT --choice "
+                    "'approve=PATH;exclude=PATH' (PATH * for the rest); reject sends it back"
+                )
             return out
         case MrPhaseTransitionCheckpoint(context=c):
             out = [f"Closed issues: {len(c.closed_issues)}, open: {len(c.open_issues)}"]
@@ -153,10 +169,28 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             return [
                 f"Title (the model's words): {_one(c.title)}",
                 f"{_one(c.source_branch)} → {_one(c.target_branch)}, {len(c.commits)} commit(s)",
+                *flagged_lines(c.flagged, {}),
                 "",
                 *_model_block("Description", c.description),
             ]
     return []
+
+
+def flagged_lines(flagged: list[FlaggedFile], choices: dict[str, str]) -> list[str]:
+    """The outbound review's findings, file by file (a secret is never in them), with
+    the start of each file as the model's words and the person's choice once made."""
+    if not flagged:
+        return []
+    out = [f"FLAGGED by the outbound review ({len(flagged)} file(s); never auto-accepted):"]
+    for item in flagged:
+        chosen = f"  [{_one(choices[item.path])}]" if item.path in choices else ""
+        out.append(f"  ⚑ {_one(item.path)}{chosen}")
+        out += [
+            f"      {_one(finding.kind.value)}: {_one(finding.reason)}" for finding in item.findings
+        ]
+        if item.preview:
+            out += [f"      {line}" for line in marked_lines(item.preview)[:12]]
+    return out
 
 
 def _first_line(text: str) -> str:

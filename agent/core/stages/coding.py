@@ -20,13 +20,14 @@ from agent.core import (
 )
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
 from agent.core.orchestrator import Run, StopRun
-from agent.core.stages import budget
+from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
+    ClosureDecision,
     IssueClosureCheckpoint,
     IssueClosureContext,
     IssueRef,
@@ -101,6 +102,7 @@ async def issue_selection(run: Run) -> None:
         issue_commits=run.state.issue_commits if same_issue else [],
         gate_refusals=run.state.gate_refusals if same_issue else [],
         kept_out=run.state.kept_out if same_issue else [],
+        held=run.state.held if same_issue else [],
         issue_baseline=baseline,
         feedback=None,
         done_summary=None,
@@ -150,7 +152,8 @@ async def coding_session(run: Run) -> None:
         test_command=state.test_command or "(none)",
         git_log=git.git(project, "log", "--oneline", "-10"),
         feedback=prompts.feedback_block(state.feedback, state.feedback_source)
-        + _kept_out_block(state.kept_out),
+        + _kept_out_block(state.kept_out)
+        + held_files.session_block(state.held, state.excluded),
     )
     run.sessions_this_run += 1
     faultpoints.reached("coding.session_ended")
@@ -158,18 +161,23 @@ async def coding_session(run: Run) -> None:
 
     changes = commits.session_changes(project, result.touched, dirty_before)
     changes.kept_out.extend(_hidden_writes(project, run.state.pre_session_started_ns))
-    files = changes.files
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
+    # Before anything is committed: a flagged file waits for a person (outbound review).
+    files, held = held_files.hold(run, changes.files)
     new_files = set(files) & commits.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
     tests = await run.tests()
     blocking = blocking_failures(state.issue_baseline, tests) if tests is not None else []
     checks = failing_checks(state.check_baseline, await run.checks())
     shas = list(state.issue_commits)
-    accepted = reports.done is not None and not blocking and not checks and bool(files or shas)
+    waiting = held_files.merge_held(state.held, files, held)
+    changed = bool(files or shas or waiting)
+    accepted = reports.done is not None and not blocking and not checks and changed
     commit_message = None
-    if files or (accepted and _last_is_wip(project, shas)):
+    # Accepted work whose every file is held still gets its (empty) feat commit: the
+    # issue's closure needs one, and the approved files follow in a commit of their own.
+    if files or (accepted and (not shas or _last_is_wip(project, shas))):
         commit_message = commits.message(
             "feat" if accepted else "wip",
             iid,
@@ -205,6 +213,7 @@ async def coding_session(run: Run) -> None:
         session=session_number,
         accepted=accepted,
         files=files,
+        held=held,
         kept_out=[item.line() for item in changes.kept_out],
         commit_message=commit_message,
         handoff_json=handoff.model_dump_json() if handoff is not None else None,
@@ -259,6 +268,7 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
         "last_test_run": verdict.tests,
         "gate_refusals": refusals,
         "kept_out": list(dict.fromkeys([*state.kept_out, *verdict.kept_out])),
+        "held": held_files.merge_held(state.held, verdict.files, verdict.held),
         "pre_session_dirty": None,
         "verdict": None,
     }
@@ -304,13 +314,22 @@ async def issue_closure(run: Run) -> None:
         diff = git.git(project, "diff", "--text", span)
         if len(diff) > DIFF_LIMIT:
             diff = diff[:DIFF_LIMIT] + f"\n… (diff cut at {DIFF_LIMIT} characters)"
+        flagged = held_files.still_changed(project, state.held)
+        over_budget = held_files.over_budget(run, span)
+        what_happened = [
+            f"issue #{iid} implemented in {len(shas)} commit(s)",
+            "the harness ran the test suite: "
+            + (state.last_test_run.summary if state.last_test_run else "skipped"),
+        ]
+        if flagged:
+            what_happened.append(
+                f"the outbound review held {len(flagged)} file(s) out of the commits: "
+                "approve or exclude each (auto-accept never approves them)"
+            )
+        what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
         return IssueClosureCheckpoint(
             id=checkpoint_id,
-            what_happened=[
-                f"issue #{iid} implemented in {len(shas)} commit(s)",
-                "the harness ran the test suite: "
-                + (state.last_test_run.summary if state.last_test_run else "skipped"),
-            ],
+            what_happened=what_happened,
             to_decide=f"Close issue #{iid}?",
             if_approved=f"Issue #{iid} is closed and the next issue is selected",
             if_rejected="Another session works on the issue with your feedback",
@@ -332,6 +351,8 @@ async def issue_closure(run: Run) -> None:
                 gate_refusals=state.gate_refusals,
                 checks=state.last_checks,
                 kept_out=state.kept_out,
+                flagged=flagged,
+                issue_findings=over_budget,
             ),
         )
 
@@ -347,13 +368,22 @@ async def issue_closure(run: Run) -> None:
             feedback_source="human",
         )
         return
+    assert isinstance(checkpoint, IssueClosureCheckpoint)
+    assert isinstance(decision, ClosureDecision)
+    approved, excluded = held_files.apply_choices(run, checkpoint)
+    state = run.state
     commits_text = ", ".join(sha[:12] for sha in state.issue_commits)
+    chosen = ""
+    if approved:
+        chosen += f"Flagged files approved by {decision.decided_by}: {', '.join(approved)}\n"
+    if excluded:
+        chosen += f"Flagged files excluded (never committed): {', '.join(excluded)}\n"
     tests = state.last_test_run.summary if state.last_test_run else "skipped"
     await run.tracker.add_note(
         iid,
         "closure",
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
-        f"Spend: {spend_of(run, iid).line()}\n\n"
+        f"Spend: {spend_of(run, iid).line()}\n{chosen}\n"
         + model_words.section("Summary", state.done_summary or ""),
     )
     faultpoints.reached("issue_closure.noted")
@@ -368,6 +398,7 @@ async def issue_closure(run: Run) -> None:
         issue_baseline=None,
         gate_refusals=[],
         kept_out=[],
+        held=[],
         done_summary=None,
         feedback=None,
     )

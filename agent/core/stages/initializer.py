@@ -24,6 +24,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesContext,
 )
 from common.schemas.gates import TestRun
+from common.schemas.outbound import OutboundSettings, merged
 from common.workspace import git
 
 
@@ -93,6 +94,12 @@ async def project_verification(run: Run) -> None:
         for name, result in check_runs.items():
             outcome = "passes" if result.passed else "fails"
             done.append(f"baseline check {name} (`{result.command}`): {outcome}")
+        outbound = outbound_settings(run)
+        done.append(
+            f"outbound review: files over {outbound.max_file_bytes:,} bytes, issues over "
+            f"{outbound.max_diff_lines:,} lines or {outbound.max_diff_files} files, "
+            f"{len(outbound.protected_paths)} protected path(s) besides the defaults"
+        )
         return ProjectVerificationCheckpoint(
             id=checkpoint_id,
             what_happened=done,
@@ -120,12 +127,21 @@ async def project_verification(run: Run) -> None:
             check_baseline=checkpoint.context.quality_checks,
             project_env_kind=run.project_env.kind,
             project_env_variables=run.project_env.variables,
+            outbound=outbound_settings(run),
         )
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
             reason += f": {decision.reason}"
         run.move(Phase.FAILED, reason, failure=reason)
+
+
+def outbound_settings(run: Run) -> OutboundSettings:
+    """The outbound review's settings: the spec's and the repository's ``.harness.json``
+    as it is now, before any session (the model may write that file later: it is read
+    here only, and recorded in the state)."""
+    repo = presets.load_repo_settings(run.spec.project_dir)
+    return merged(run.spec.outbound, repo.outbound if repo is not None else None)
 
 
 async def _check_baseline(run: Run, commands: dict[str, str]) -> dict[str, TestRun]:

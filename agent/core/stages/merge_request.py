@@ -7,6 +7,7 @@ import asyncio
 from agent.core import faultpoints, integrity, model_words
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
+from agent.core.stages import held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
@@ -97,7 +98,13 @@ async def mr_phase_transition(run: Run) -> None:
     if not decision.approved:
         raise run.pause(checkpoint)
     if spec.skip_mr_creation:
-        where = await _publish(run) or "stay"
+        unapproved = held_files.branch_flagged(run)
+        if unapproved:
+            names = ", ".join(item.path for item in unapproved)
+            run.log(f"not pushed: flagged change(s) no person approved: {names}")
+            where = "stay (not pushed: flagged changes no person approved)"
+        else:
+            where = await _publish(run) or "stay"
         run.move(Phase.DONE, f"skip_mr_creation: changes {where} on {run.info.feature_branch}")
     else:
         run.move(Phase.MR_REVIEW)
@@ -128,9 +135,18 @@ async def mr_review(run: Run) -> None:
 
     async def build(checkpoint_id: str) -> Checkpoint:
         log = git.git(project, "log", "--format=%h %s", f"{spec.target_branch}..HEAD")
+        # Before the push: the whole branch again, as it would be published.
+        flagged = held_files.branch_flagged(run)
+        what_happened = ["the merge request was drafted", "verification evidence was attached"]
+        if flagged:
+            what_happened.append(
+                f"the outbound review flags {len(flagged)} change(s) on the branch that no "
+                "person approved: approving the merge request approves them (auto-accept "
+                "never does)"
+            )
         return MrReviewCheckpoint(
             id=checkpoint_id,
-            what_happened=["the merge request was drafted", "verification evidence was attached"],
+            what_happened=what_happened,
             to_decide="Create this merge request?",
             if_approved=f"The merge request {run.info.feature_branch} → {spec.target_branch} "
             "is created and verified",
@@ -142,14 +158,23 @@ async def mr_review(run: Run) -> None:
                 target_branch=spec.target_branch,
                 commits=log.splitlines(),
                 test_run=run.state.last_test_run,
+                flagged=flagged,
             ),
         )
 
     checkpoint = await run.ask(CheckpointType.MR_REVIEW, build)
+    assert isinstance(checkpoint, MrReviewCheckpoint)
     decision = checkpoint.decision
     assert decision is not None
     if decision.approved:
-        run.move(Phase.MR_CREATE, feedback=None)
+        if checkpoint.context.flagged:
+            before = held_files.approved_section(run.state.approved_changes)
+            held_files.approve_on_branch(
+                run, checkpoint.context.flagged, decision.decided_by, checkpoint.id
+            )
+            after = held_files.approved_section(run.state.approved_changes)
+            description = held_files.with_approved_section(description, before, after)
+        run.move(Phase.MR_CREATE, feedback=None, mr_description=description)
     else:
         run.move(
             Phase.MR_REVIEW,
@@ -168,6 +193,11 @@ async def mr_create(run: Run) -> None:
     assert title is not None and description is not None
     source = run.info.feature_branch
     await integrity.guard(run, "before the merge request")
+    unapproved = held_files.branch_flagged(run)
+    if unapproved:
+        names = ", ".join(item.path for item in unapproved)
+        run.move(Phase.MR_REVIEW, f"flagged change(s) no person approved: {names}")
+        return
     await _publish(run)
     faultpoints.reached("mr_create.pushed")
     record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
@@ -242,7 +272,8 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         + deferred
         + "- Every closed issue passed the gates and was approved at issue_closure\n\n"
         + aside_text
-        + "## Agent Evidence\n"
+        + held_files.approved_section(run.state.approved_changes)
+        + "\n## Agent Evidence\n"
         + "".join(f"- Closes #{i.iid}: {i.title}\n" for i in closed)
         + f"\nCommits:\n{commit_lines}\n\n"
         + cost_section(run)

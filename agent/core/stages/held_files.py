@@ -1,0 +1,243 @@
+"""The outbound review in the workflow: hold flagged files, apply a person's choices,
+rescan the branch before the push, and name every approval in the merge request.
+
+Why: the commit, the push and the merge request are the only way out of the sandbox.
+A flagged file (:mod:`agent.core.outbound`) is held out of the session's commit and
+shown at issue_closure; auto-accept never answers for it
+(:func:`common.workspace.decisions.waits_for_person`). A person approves it (the
+harness commits it with an ``Approved-by`` trailer), excludes it (never committed; every
+later session is told) or sends the issue back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.core import commits, prompts
+from agent.core.orchestrator import Run
+from agent.core.outbound import facts, review
+from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint
+from common.schemas.outbound import (
+    ApprovedChange,
+    FileChoice,
+    Finding,
+    FlaggedFile,
+    OutboundSettings,
+)
+from common.untrusted_text import printable_line
+from common.workspace import git, pathnames
+
+APPROVAL_TRAILER = "Harness-Approval"
+"""Names the checkpoint whose approvals a commit holds: a resumed agent adopts it."""
+APPROVER_TRAILER = "Approved-by"
+APPROVED_HEADING = "## Flagged changes a person approved"
+
+
+def settings_of(run: Run) -> OutboundSettings:
+    """The settings recorded at project_verification (the defaults for an older state)."""
+    return run.state.outbound or OutboundSettings()
+
+
+def secrets_of(run: Run) -> list[str]:
+    """The exact secrets the agent was given (tokens, keys): never to leave in a file."""
+    return list(run.secrecy.secrets) if run.secrecy is not None else []
+
+
+def hold(run: Run, files: list[str]) -> tuple[list[str], list[FlaggedFile]]:
+    """The session's files to commit, and the ones held for a person (logged)."""
+    found = review.review_session(run.spec.project_dir, files, settings_of(run), secrets_of(run))
+    for item in found.flagged:
+        reasons = "; ".join(finding.reason for finding in item.findings)
+        run.log(f"held for a person (outbound review): {item.path}: {reasons}")
+    return found.clean, found.flagged
+
+
+def merge_held(
+    before: list[FlaggedFile], committed: list[str], now: list[FlaggedFile]
+) -> list[FlaggedFile]:
+    """The issue's held files after a session: a file it committed (clean now) is no
+    longer held, a file it flagged again replaces the older finding."""
+    by_path = {item.path: item for item in before if item.path not in committed}
+    by_path.update({item.path: item for item in now})
+    return [by_path[path] for path in sorted(by_path)]
+
+
+def still_changed(project: Path, held: list[FlaggedFile]) -> list[FlaggedFile]:
+    """The held files that still differ from ``HEAD`` (one the model removed again is
+    no longer anyone's question)."""
+    changed = {pathnames.key(raw) for raw in git.changed_paths(project)}
+    return [item for item in held if item.path in changed]
+
+
+def session_block(held: list[FlaggedFile], excluded: list[str]) -> str:
+    """What the next session is told about held and excluded files (the harness's words;
+    the names and findings are data)."""
+    if not held and not excluded:
+        return ""
+    lines = [
+        "\n---- FROM THE HARNESS (its outbound review, not a person) ----",
+        "The harness never commits these files without a person's approval: CI "
+        "configuration, agent and editor settings, package-manager configuration, git "
+        "metadata, credentials, links out of the project, large, binary or newly "
+        "executable files. Held files wait for a person at issue_closure; excluded files "
+        "stay out of the branch: do not rely on them.",
+    ]
+    listing = [f"- held: {item.path} ({_reasons(item)})" for item in held]
+    listing += [f"- excluded: {line}" for line in excluded]
+    lines.append(prompts.untrusted("outbound-review", "\n".join(listing)))
+    return "\n".join(lines) + "\n"
+
+
+def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[str], list[str]]:
+    """Commit the files a person approved (once: adopted by its trailer after a restart),
+    record who approved what and what was excluded. Returns (approved, excluded) paths."""
+    decision = checkpoint.decision
+    assert isinstance(decision, ClosureDecision) and decision.approved
+    state = run.state
+    project = run.spec.project_dir
+    iid = checkpoint.context.issue_iid
+    flagged = {item.path: item for item in checkpoint.context.flagged}
+    approved = [p for p, choice in decision.files.items() if choice is FileChoice.APPROVE]
+    excluded = [p for p, choice in decision.files.items() if choice is FileChoice.EXCLUDE]
+    approved = sorted(p for p in approved if p in flagged)
+    excluded = sorted(p for p in excluded if p in flagged)
+    who = printable_line(decision.decided_by)
+    records: list[ApprovedChange] = []
+    sha: str | None = None
+    if approved:
+        sha = _approval_commit(run, checkpoint.id)
+        if sha is None:
+            text = _approval_message(iid, checkpoint.id, who, [flagged[p] for p in approved])
+            sha = commits.commit(project, approved, text, allow_empty=True)
+            run.log(f"committed {sha[:12]}: {len(approved)} flagged file(s) {who} approved")
+        else:
+            run.log(f"adopted {sha[:12]}: the approved flagged files, committed before a restart")
+        records = [
+            ApprovedChange(
+                path=path,
+                reasons=[finding.reason for finding in flagged[path].findings],
+                approved_by=decision.decided_by,
+                where=checkpoint.id,
+                blob=facts.blob_of(project, sha, path),
+            )
+            for path in approved
+        ]
+    known = {(item.path, item.where) for item in state.approved_changes}
+    excluded_lines = [f"{path} ({_reasons(flagged[path])}; excluded by {who})" for path in excluded]
+    for line in excluded_lines:
+        run.log(f"excluded by a person, never committed: {line}")
+    shas = [*state.issue_commits, sha] if sha and sha not in state.issue_commits else None
+    run.save(
+        approved_changes=[
+            *state.approved_changes,
+            *(item for item in records if (item.path, item.where) not in known),
+        ],
+        excluded=list(dict.fromkeys([*state.excluded, *excluded_lines])),
+        held=[],
+        **(
+            {
+                "issue_commits": shas,
+                "harness_commits": [*state.harness_commits, sha],
+            }
+            if shas is not None and sha is not None
+            else {}
+        ),
+    )
+    return approved, excluded
+
+
+def _approval_commit(run: Run, checkpoint_id: str) -> str | None:
+    """The commit of this checkpoint's approvals, if the harness made it already."""
+    out = git.git(
+        run.spec.project_dir,
+        "log",
+        f"--format=%H %(trailers:key={APPROVAL_TRAILER},valueonly,separator=%x2C)",
+        f"{run.spec.target_branch}..HEAD",
+    )
+    for line in out.splitlines():
+        sha, _, value = line.partition(" ")
+        if value.strip() == checkpoint_id:
+            return sha
+    return None
+
+
+def _approval_message(iid: int, checkpoint_id: str, who: str, items: list[FlaggedFile]) -> str:
+    listing = "\n".join(f"- {item.path}: {_reasons(item)}" for item in items)
+    return (
+        f"chore(#{iid}): flagged change(s) a person approved\n\n"
+        f"The harness's outbound review held these files out of the issue's commits; "
+        f"{who} approved them at {checkpoint_id}:\n{listing}\n\n"
+        f"{APPROVAL_TRAILER}: {checkpoint_id}\n{APPROVER_TRAILER}: {who}\n"
+    )
+
+
+def _reasons(item: FlaggedFile) -> str:
+    return "; ".join(printable_line(finding.reason) for finding in item.findings)
+
+
+def branch_flagged(run: Run) -> list[FlaggedFile]:
+    """Every flagged change on the branch (target...HEAD) that no person approved."""
+    return review.review_branch(
+        run.spec.project_dir,
+        run.spec.target_branch,
+        "HEAD",
+        settings_of(run),
+        secrets_of(run),
+        run.state.approved_changes,
+    )
+
+
+def approve_on_branch(run: Run, items: list[FlaggedFile], who: str, where: str) -> None:
+    """Record the flagged changes a person approved with the merge request."""
+    project = run.spec.project_dir
+    records = [
+        ApprovedChange(
+            path=item.path,
+            reasons=[finding.reason for finding in item.findings],
+            approved_by=who,
+            where=where,
+            blob=facts.blob_of(project, "HEAD", item.path),
+        )
+        for item in items
+    ]
+    known = {(item.path, item.where) for item in run.state.approved_changes}
+    run.save(
+        approved_changes=[
+            *run.state.approved_changes,
+            *(item for item in records if (item.path, item.where) not in known),
+        ]
+    )
+
+
+def approved_section(approved: list[ApprovedChange]) -> str:
+    """The merge request's list of flagged changes a person approved, and who (the
+    harness's own section: the model's summary is quoted above it)."""
+    if not approved:
+        return (
+            f"{APPROVED_HEADING}\nNone: the harness's outbound review flagged no change "
+            "that reached this branch.\n"
+        )
+    lines = [
+        f"{APPROVED_HEADING}",
+        "The harness's outbound review flagged these changes; each reached the branch only "
+        "after a person approved it:",
+    ]
+    for item in approved:
+        reasons = "; ".join(printable_line(reason) for reason in item.reasons)
+        lines.append(
+            f"- `{printable_line(item.path)}`: {reasons} — approved by "
+            f"{printable_line(item.approved_by)} at {item.where}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def with_approved_section(description: str, before: str, after: str) -> str:
+    """``description`` with its approved-changes section ``before`` replaced by ``after``
+    (the last one: the model's words above it are quoted and cannot hold it)."""
+    head, found, tail = description.rpartition(before)
+    return head + after + tail if found else description + "\n" + after
+
+
+def over_budget(run: Run, span: str) -> list[Finding]:
+    """The issue's diff (``span``) over its budget of lines or files: a person decides."""
+    return review.diff_budget(run.spec.project_dir, span, settings_of(run))
