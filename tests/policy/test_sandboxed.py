@@ -141,6 +141,13 @@ KEPT = {
     "pre-commit install": ("pre-commit install", "not on the harness's list"),
     "killall": ("killall node", "killall changes the machine"),
     "hostname NAME": ("hostname box", "hostname NAME changes the machine's name"),
+    "yq -i into .git": ("yq -i '.a = 1' .git/config", "inside .git/, which belongs to"),
+    "uv venv outside": ("uv venv /tmp/env", "outside the project"),
+    "uv venv with an index": ("uv venv --index-url https://x", "fetches packages from"),
+    "npm pack of a package": ("npm pack left-pad", "npm pack fetches packages"),
+    "go tool cover -html": ("go tool cover -html=c.out", "opens a browser"),
+    "go tool compile": ("go tool compile x.go", "go tool is not allowed"),
+    "another CLAUDE variable": ("CLAUDE_CONFIG_DIR=x ./scripts/check.sh", "setting CLAUDE_CON"),
 }
 
 
@@ -273,3 +280,19 @@ def test_git_config_reads(sandboxed: PolicyContext, command: str) -> None:
 )
 def test_git_config_writes_stay_denied(sandboxed: PolicyContext, command: str) -> None:
     assert "git config is not allowed" in verdict(sandboxed, command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "FOO=1 ./scripts/check.sh",
+        "NODE_ENV=test npm test",
+        "PYTHONPATH=src python src/app.py",
+        "export DEBUG=1 && bash scripts/check.sh",
+    ],
+)
+def test_the_projects_own_variables_are_set_sandboxed_or_not(
+    context: PolicyContext, sandboxed: PolicyContext, command: str
+) -> None:
+    assert verdict(context, command) == "allow"
+    assert verdict(sandboxed, command) == "allow"

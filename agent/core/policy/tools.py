@@ -95,6 +95,20 @@ def search(judge: Judge, program: str, args: list[Word]) -> None:
     check_paths(judge, [w for w in args if (w.text or "").startswith("-")])
 
 
+def yq(judge: Judge, program: str, args: list[Word]) -> None:
+    """yq reads YAML like jq reads JSON (sandboxed sessions: it is not on the strict
+    list); ``-i`` writes the files it is given back, so they are held to the write rule."""
+    if not judge.context.sandboxed:
+        raise Denied(
+            f"{program} is not on the harness's list of programs the model may run; use the "
+            "project's own tools, or ask for it in your handoff"
+        )
+    if any(w.text in ("-i", "--inplace") or (w.text or "").startswith("--inplace") for w in args):
+        positionals = [w for w in args if not (w.text or "-").startswith("-")]
+        check_paths(judge, positionals[1:], write=True)
+    search(judge, "jq", args)
+
+
 def pip(judge: Judge, program: str, args: list[Word]) -> None:
     """pip lists and shows; installing fetches from the network."""
     sub = next((w.text for w in args if not (w.text or "-").startswith("-")), None)
@@ -390,6 +404,7 @@ def project_tool(judge: Judge, program: str, args: list[Word]) -> None:
 RULES: dict[str, Rule] = {
     **dict.fromkeys(LINTERS, linter),
     **dict.fromkeys(("grep", "egrep", "fgrep", "rg", "ag", "jq"), search),
+    "yq": yq,
     **dict.fromkeys(("pip", "pip3"), pip),
     **dict.fromkeys(("npm", "yarn", "pnpm"), npm),
     "cargo": cargo,
