@@ -13,6 +13,7 @@ from textual.content import Content
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     Checkpoint,
+    IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
     RegressionApprovalCheckpoint,
@@ -47,6 +48,8 @@ def approve_label(checkpoint: Checkpoint) -> str:
             return f"approve: enrich {picked}"
         case RegressionApprovalCheckpoint():
             return "approve: fix_now"
+        case IssueClosureCheckpoint(context=c) if c.flagged:
+            return "review (R): choose for each flagged file"
         case IssueSelectionCheckpoint(context=c):
             return f"approve: issue #{c.recommended_iid}"
         case BudgetReachedCheckpoint():

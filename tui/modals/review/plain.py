@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from rich.syntax import Syntax
 from textual.app import ComposeResult
-from textual.widgets import Markdown, Static
+from textual.content import Content
+from textual.widgets import Markdown, SelectionList, Static
+from textual.widgets.selection_list import Selection
 
 from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
@@ -20,9 +22,11 @@ from common.schemas.checkpoint import (
     SpecToIssuesCheckpoint,
 )
 from common.schemas.gates import TestRun
+from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import printable, printable_line
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
+from tui.services.pending import Waiting
 
 
 def test_run_text(run: TestRun | None, heading: str = "Tests") -> str:
@@ -85,18 +89,63 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
 
 
 class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
-    """The commit, its diff and the test results before the issue is closed."""
+    """The commit, its diff and the test results before the issue is closed; with files
+    the outbound review held, a choice for each: ticked are committed (naming the person),
+    the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
     HEADING = "Implementation"
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
         yield Static(details(self.item.checkpoint), markup=False)
+        if context.flagged:
+            yield Static(
+                "Flagged files (space ticks: ticked are committed in your name, the rest "
+                "are excluded and never committed):",
+                classes="heading",
+                markup=False,
+            )
+            yield SelectionList[str](
+                *(
+                    Selection(Content(flagged_label(item)), item.path, False)
+                    for item in context.flagged
+                ),
+                id="flagged",
+            )
         yield Static(test_run_text(context.test_run), markup=False)
         stat = printable_line(context.diff_stat)
         yield Static(f"Diff ({stat}):", classes="heading", markup=False)
         diff = printable(context.diff)  # the model's files: no sequence reaches the terminal
         yield Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=False), id="diff")
+
+    def __init__(
+        self, item: Waiting, checkpoint: IssueClosureCheckpoint, subtitle: str = ""
+    ) -> None:
+        super().__init__(item, checkpoint, subtitle)
+        self.FOCUS_REASON = not checkpoint.context.flagged  # the list first; Tab reaches it
+
+    def on_mount(self) -> None:
+        if self.checkpoint.context.flagged:
+            self.query_one("#flagged", SelectionList).focus()
+
+    def choice(self) -> str | None:
+        """``approve=PATH`` for each ticked flagged file, the rest excluded (``None``:
+        nothing was flagged, the plain approve)."""
+        if not self.checkpoint.context.flagged:
+            return None
+        ticked = self.query_one("#flagged", SelectionList).selected
+        return ";".join([*(f"approve={path}" for path in ticked), "exclude=*"])
+
+    def approve_text(self) -> str:
+        if self.checkpoint.context.flagged:
+            return "Close: commit the ticked files, exclude the rest"
+        return super().approve_text()
+
+
+def flagged_label(item: FlaggedFile) -> str:
+    """One flagged file and why, on one line (escaped; no secret is in a finding)."""
+    reasons = "; ".join(finding.reason for finding in item.findings)
+    return printable_line(f"{item.path} — {reasons}")
 
 
 class MrPhaseTransitionReview(ReviewScreen[MrPhaseTransitionCheckpoint]):
@@ -126,6 +175,13 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
         yield Static(f"{printable_line(context.title)}\n{branches}", markup=False)
         commits = "\n".join(f"  {printable_line(line)}" for line in context.commits) or "  (none)"
         yield Static(f"Commits:\n{commits}", markup=False)
+        if context.flagged:
+            flagged = "\n".join(f"  ⚑ {flagged_label(item)}" for item in context.flagged)
+            yield Static(
+                "Flagged on the branch, approved by no one yet (approving the merge request "
+                f"approves them, in your name):\n{flagged}",
+                markup=False,
+            )
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Description (the model's words):", classes="heading", markup=False)
         yield Markdown(printable(context.description), id="description")
