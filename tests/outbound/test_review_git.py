@@ -219,3 +219,21 @@ async def test_mr_create_stops_at_mr_review_for_a_change_no_person_approved(run:
     run.save(phase=Phase.MR_CREATE)
     await mr_create(run)
     assert str(run.state.phase) == "done"
+
+
+def test_the_diff_budget_counts_the_issue_s_lines_and_files(run: Run) -> None:
+    project = run.spec.project_dir
+    start = git.head_commit(project)
+    for number in range(3):
+        (project / f"m{number}.py").write_text("x = 1\n" * 40)
+    (project / "data.bin").write_bytes(b"\0" * 10)
+    sh_git(project, "add", ".")
+    sh_git(project, "commit", "-q", "-m", "work")
+    span = f"{start}..HEAD"
+    assert review.diff_budget(project, span, OutboundSettings()) == []
+    tight = OutboundSettings(max_diff_lines=100, max_diff_files=3)
+    reasons = [finding.reason for finding in review.diff_budget(project, span, tight)]
+    assert reasons == [
+        "120 changed lines, over the issue's budget of 100",
+        "4 changed files, over the issue's budget of 3",
+    ]
