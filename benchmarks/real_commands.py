@@ -1,13 +1,14 @@
 """Measure the command policy on shell commands real Claude models issued in public sessions.
 
-Usage: ``.venv/bin/python -m benchmarks.real_commands [--show N]``
+Usage: ``.venv/bin/python -m benchmarks.real_commands [--show N] [--unsandboxed] [--bare-spec]``
 
 The corpus (``tests/policy/data/real_commands.jsonl``, described in ``real_commands.md``
 beside it) holds commands taken verbatim from public Claude Code transcripts, each judged
 by hand ``ordinary`` (work on the project) or ``dangerous`` (should be denied). Each is
-judged here as a sandboxed agent's Bash call would be, in a small project like the policy
-tests'; the false-denial rate (ordinary commands denied / ordinary commands), the denied
-ordinary commands grouped by reason and the dangerous commands allowed are printed. Why a
+judged here as a sandboxed agent's Bash call would be (``PolicyContext.sandboxed``), in a
+small project like the policy tests'; the false-denial rate (ordinary commands denied /
+ordinary commands), the denied ordinary commands grouped by reason and the dangerous
+commands allowed are printed. Why a
 benchmark and not only a test: the rate is a figure to watch as the policy changes, and
 the reasons say which rule costs real models the most turns.
 """
@@ -15,13 +16,13 @@ the reasons say which rule costs real models the most turns.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import os
+import sys
 import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent.core.policy import PolicyContext, judge_command
 from common.schemas.policy import PolicySettings
@@ -45,8 +46,6 @@ gates run them too."""
 PROJECT_PROGRAMS = ("golangci-lint", "staticcheck", "entire")
 """The Go project's linters (its ``.golangci.yaml``) and the CLI it builds, in
 ``policy.extra_programs``. ``--bare-spec`` judges without these and the quality commands."""
-SANDBOX_FLAGS = ("sandboxed", "sandbox_verified")
-"""Names the policy context may give its 'the sandbox is verified' switch (issue 15, item 2)."""
 
 
 @dataclass(frozen=True)
@@ -118,19 +117,6 @@ def transcript_settings() -> PolicySettings:
     )
 
 
-def sandbox_flag() -> str | None:
-    """The context field that marks a verified sandbox, if this policy has one yet."""
-    names = {f.name for f in dataclasses.fields(PolicyContext)}
-    return next((name for name in SANDBOX_FLAGS if name in names), None)
-
-
-def sandboxed(context: PolicyContext) -> PolicyContext:
-    """``context`` as a sandboxed agent's (unchanged while the policy has no such switch)."""
-    flag = sandbox_flag()
-    switch: dict[str, Any] = {flag: True} if flag else {}
-    return dataclasses.replace(context, **switch)
-
-
 def measure(commands: list[RealCommand], context: PolicyContext) -> Measurement:
     """Judge every command in ``context``'s project, from its root."""
     project = context.project_dir
@@ -187,12 +173,12 @@ def _one_line(text: str, width: int = 150) -> str:
 
 def report(result: Measurement, project: Path, show: int) -> None:
     ordinary, dangerous = result.of("ordinary"), result.of("dangerous")
-    flag = sandbox_flag()
-    switched = flag is not None and getattr(result.context, flag)
+    settings = result.context.settings
+    mode = "sandboxed" if result.context.sandboxed else "strict (unsandboxed)"
+    extra = ", ".join(settings.extra_programs) or "none"
+    quality = ", ".join(settings.quality_commands) or "none"
     print(f"{len(result.verdicts)} commands: {len(ordinary)} ordinary, {len(dangerous)} dangerous")
-    print(
-        f"context: {'sandboxed (' + str(flag) + '=True)' if switched else 'strict (unsandboxed)'}"
-    )
+    print(f"context: {mode}; extra_programs: {extra}; quality_commands: {quality}")
     print(
         f"false-denial rate: {len(result.ordinary_denied)}/{len(ordinary)} = "
         f"{result.false_denial_rate:.1%}"
@@ -228,10 +214,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         project = make_project(Path(folder))
         settings = PolicySettings() if args.bare_spec else transcript_settings()
-        context = PolicyContext.for_project(project, settings)
-        context = context if args.unsandboxed else sandboxed(context)
-        report(measure(commands, context), context.project_dir, args.show)
-    print(f"\nby program: {Counter(c.cmd.split()[0] for c in commands).most_common(12)}")
+        context = PolicyContext.for_project(project, settings, sandboxed=not args.unsandboxed)
+        try:
+            report(measure(commands, context), context.project_dir, args.show)
+            programs = Counter(c.cmd.split()[0] for c in commands if c.cmd.split())
+            print(f"\nby first word: {programs.most_common(12)}")
+        except BrokenPipeError:  # the reader left (``| head``): nothing more to print
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return
 
 
 if __name__ == "__main__":
