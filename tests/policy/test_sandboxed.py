@@ -296,3 +296,45 @@ def test_the_projects_own_variables_are_set_sandboxed_or_not(
 ) -> None:
     assert verdict(context, command) == "allow"
     assert verdict(sandboxed, command) == "allow"
+
+
+@pytest.fixture
+def nested_repository(project: Path) -> Path:
+    (project / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (project / "vendor" / "lib" / ".git" / "config").write_text("[core]\n")
+    (project / "vendor" / "lib" / "x.py").write_text("")
+    return project
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -path '*/.git/config' -exec sed -i s/x/y/ {} +",
+        "find . -type f -exec sed -i s/a/b/ {} +",
+        "find . -type f -not -path './.git/*' -exec sed -i s/a/b/ {} +",
+        "find vendor -type f -mtime +30 -exec chmod 644 {} +",
+        "find . -name '*.pth' -exec cp src/app.py {} \\;",
+    ],
+)
+def test_find_exec_never_hands_a_file_the_harness_reads_to_a_writer(
+    nested_repository: Path, sandboxed: PolicyContext, command: str
+) -> None:
+    assert "the harness reads" in verdict(sandboxed, command) or "Python path file" in verdict(
+        sandboxed, command
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -type f -exec wc -l {} +",
+        "find . -type f -not -path '*/.git/*' -exec sed -i s/a/b/ {} +",
+        "find . -path ./.git -prune -o -path ./vendor -prune -o -type f -exec sed -i s/a/b/ {} +",
+        "find src -type f -exec sed -i s/a/b/ {} +",
+        "find . -name '*.py' -exec sed -i s/a/b/ {} +",
+    ],
+)
+def test_find_exec_with_the_harness_files_left_out_is_allowed(
+    nested_repository: Path, sandboxed: PolicyContext, command: str
+) -> None:
+    assert verdict(sandboxed, command) == "allow"

@@ -9,7 +9,10 @@ that make a file tool run a program (``tar --to-command``, ``zip -TT``, ``split
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -210,18 +213,88 @@ def _find_exec(
     if not command:
         raise Denied(f"find {option} needs a program to run")
     refuse_names_in_code(command, "{}", f"find {option}")
-    found = _found_name(expression[:first])
+    tests = expression[:first]
+    found = _found_name(tests)
     saved = set(judge.cwds)
     try:
         for start in starts:
+            folders = {(cwd / start).resolve() for cwd in saved}
             if option == "-execdir":
-                judge.cwds = {(cwd / start).resolve() for cwd in saved}
-                start = "."
-            named = [_with_found(word, start, found) for word in command]
-            judge.judge_words(named)
+                judge.cwds = folders
+            shown = "." if option == "-execdir" else start
+            judge.judge_words([_with_found(word, shown, found) for word in command])
+            for protected in _protected_found(tests, shown, folders):
+                try:
+                    judge.judge_words([_with_found(word, protected, None) for word in command])
+                except Denied as denial:
+                    raise Denied(
+                        f"find {option} may hand {protected} to {command[0].raw}, and the "
+                        "harness reads those files (.git, *.pth, pyvenv.cfg); narrow the "
+                        "search with -name or -not -path, or start from a folder without them"
+                    ) from denial
     finally:
         judge.cwds = saved
     return end + 1
+
+
+_PROTECTED_MARKS = (".git", ".pth", "pyvenv.cfg")
+_NAME_TESTS = frozenset({"-name", "-iname"})
+_PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"})
+#: How many entries of a start folder the judge looks at for files the harness reads.
+_WALK_LIMIT = 20_000
+
+
+def _protected_found(tests: list[Word], start: str, folders: set[Path]) -> list[str]:
+    """The files the harness reads (:mod:`.protected`) that find may hand its program:
+    those its tests name (``-path '*/.git/config'``), else, with no ``-name``, those
+    under its start folders that its ``-not``/``-prune`` tests do not exclude."""
+    texts = [w.text or "" for w in tests]
+    named: list[str] = []
+    excluded: list[str] = []
+    for index, text in enumerate(texts[:-1]):
+        value = texts[index + 1]
+        if text not in _NAME_TESTS | _PATH_TESTS:
+            continue
+        negated = index > 0 and texts[index - 1] in ("!", "-not")
+        pruned = index + 2 < len(texts) and texts[index + 2] == "-prune"
+        if negated or pruned:
+            excluded.append(value)
+        elif any(mark in value.lower() for mark in _PROTECTED_MARKS):
+            named.append(f"{start.rstrip('/')}/{value}" if text in _NAME_TESTS else value)
+    if named or any(t in _NAME_TESTS for t in texts):
+        return named[:1]
+    for folder in folders:
+        for relative in _protected_under(folder):
+            place = f"{start.rstrip('/')}/{relative}"
+            if not _excluded(place, excluded):
+                return [place]
+    return []
+
+
+def _excluded(place: str, patterns: list[str]) -> bool:
+    """Whether a ``-not -path``/``-prune`` pattern keeps ``place`` (or what is in it) out."""
+    return any(
+        fnmatch.fnmatchcase(candidate, pattern)
+        for pattern in patterns
+        for candidate in (place, f"{place}/x")
+    ) or any(place.startswith(f"{pattern.rstrip('/')}/") for pattern in patterns)
+
+
+def _protected_under(folder: Path) -> Iterator[str]:
+    """``.git`` entries, ``*.pth`` and ``pyvenv.cfg`` under ``folder`` (links not followed),
+    relative to it; past :data:`_WALK_LIMIT` entries, ``.git`` stands for what is unseen."""
+    seen = 0
+    for root, dirs, names in os.walk(folder):
+        base = Path(root).relative_to(folder)
+        for name in [*dirs, *names]:
+            seen += 1
+            lowered = name.lower()
+            if lowered == ".git" or lowered.endswith(".pth") or lowered == "pyvenv.cfg":
+                yield str(base / name)
+        dirs[:] = [d for d in dirs if d.lower() != ".git"]
+        if seen > _WALK_LIMIT:
+            yield ".git"
+            return
 
 
 #: find tests after which the start folder itself is (almost surely) not among the files.

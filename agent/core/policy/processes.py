@@ -33,8 +33,8 @@ def _unsandboxed(program: str) -> Denied:
         )
     return Denied(
         f"{program} is not on the harness's list of programs the model may run outside "
-        "the sandbox (it would show every process of the user); use the project's own "
-        "tools, or ask for it in your handoff"
+        "the sandbox (it would show the machine's processes, sockets or names); use the "
+        "project's own tools, or ask for it in your handoff"
     )
 
 
