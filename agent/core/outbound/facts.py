@@ -51,6 +51,8 @@ def _observe(project: Path, path: str, old_mode: bytes | None, max_bytes: int) -
         return Observed(FileFacts(path, Kind.SYMLINK, len(target), target), None)
     if stat.S_ISDIR(info.st_mode):
         return Observed(FileFacts(path, Kind.GITLINK), None)
+    if not stat.S_ISREG(info.st_mode):  # a fifo or socket (git commits neither): never opened
+        return Observed(FileFacts(path, Kind.FILE), None)
     size = info.st_size
     with where.open("rb") as handle:
         content = handle.read(max_bytes + 1 if size <= max_bytes else BINARY_SNIFF)
