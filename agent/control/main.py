@@ -59,6 +59,17 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         except KeyboardInterrupt:
             return 130
+        except BrokenPipeError:
+            # The reader went away (``harness logs | head``): stop quietly, as cat does.
+            _silence_stdout()
+            return 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 # --- commands ---------------------------------------------------------------------------
