@@ -46,3 +46,14 @@ def probe(bwrap: Path | None) -> str | None:
         detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
         return f"{bwrap} cannot build a sandbox here: {detail}"
     return None
+
+
+def system_mount(path: Path) -> list[str]:
+    """bwrap's options that show the system folder ``path`` read-only at its own place:
+    ``--symlink`` for a symlinked one (``/bin -> usr/bin`` stays a link), ``--ro-bind``
+    for a real one, nothing where it does not exist."""
+    if path.is_symlink():
+        return ["--symlink", str(path.readlink()), str(path)]
+    if path.is_dir():
+        return ["--ro-bind", str(path), str(path)]
+    return []

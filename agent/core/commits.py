@@ -168,11 +168,16 @@ def message(
 def find_session_commit(project: Path, since: str, iid: int, session: int) -> str | None:
     """The commit on ``HEAD`` after ``since`` that carries the trailer of this issue's
     session, if the harness made one (the newest wins)."""
-    wanted = f"{iid}/{session}"
+    return commit_with_trailer(project, since, SESSION_TRAILER, f"{iid}/{session}")
+
+
+def commit_with_trailer(project: Path, since: str, key: str, wanted: str) -> str | None:
+    """The newest commit on ``HEAD`` after ``since`` whose ``key`` trailer is exactly
+    ``wanted``: how a resumed agent finds a commit it made but did not live to record."""
     out = git.git(
         project,
         "log",
-        f"--format=%H %(trailers:key={SESSION_TRAILER},valueonly,separator=%x2C)",
+        f"--format=%H %(trailers:key={key},valueonly,separator=%x2C)",
         f"{since}..HEAD",
     )
     for line in out.splitlines():

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.bwrap import system_mount
+
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one)."""
 
@@ -106,7 +108,7 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     # enough to remount the read-only binds writable (measured): drop them all.
     argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for system in SYSTEM_DIRS:
-        argv += _system_mount(Path(system))
+        argv += system_mount(Path(system))
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     for inbox in cli_inboxes(os.getuid()):
         argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
@@ -139,12 +141,3 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     for forward in plan.forwards:
         argv += ["--forward", f"{forward.port}={forward.inside}"]
     return [*argv, "--", *command]
-
-
-def _system_mount(path: Path) -> list[str]:
-    """``--symlink`` for a symlinked system folder, ``--ro-bind`` for a real one."""
-    if path.is_symlink():
-        return ["--symlink", str(path.readlink()), str(path)]
-    if path.is_dir():
-        return ["--ro-bind", str(path), str(path)]
-    return []

@@ -111,7 +111,7 @@ def argv(jail: Jail, runner_path: Path, command: Sequence[str]) -> list[str]:
         args.append("--share-net")
     args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for system in SYSTEM_DIRS:
-        args += _system_mount(Path(system))
+        args += bwrap.system_mount(Path(system))
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     for path in _git_folders():
         args += ["--ro-bind", str(path), str(path)]
@@ -172,12 +172,3 @@ def _git_folders() -> list[Path]:
         if path not in folders:
             folders.append(path)
     return folders
-
-
-def _system_mount(path: Path) -> list[str]:
-    """``--symlink`` for a symlinked system folder, ``--ro-bind`` for a real one."""
-    if path.is_symlink():
-        return ["--symlink", str(path.readlink()), str(path)]
-    if path.is_dir():
-        return ["--ro-bind", str(path), str(path)]
-    return []

@@ -148,17 +148,9 @@ def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[st
 
 def _approval_commit(run: Run, checkpoint_id: str) -> str | None:
     """The commit of this checkpoint's approvals, if the harness made it already."""
-    out = git.git(
-        run.spec.project_dir,
-        "log",
-        f"--format=%H %(trailers:key={APPROVAL_TRAILER},valueonly,separator=%x2C)",
-        f"{run.spec.target_branch}..HEAD",
+    return commits.commit_with_trailer(
+        run.spec.project_dir, run.spec.target_branch, APPROVAL_TRAILER, checkpoint_id
     )
-    for line in out.splitlines():
-        sha, _, value = line.partition(" ")
-        if value.strip() == checkpoint_id:
-            return sha
-    return None
 
 
 def _approval_message(iid: int, checkpoint_id: str, who: str, items: list[FlaggedFile]) -> str:
