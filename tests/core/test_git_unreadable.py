@@ -27,7 +27,8 @@ def as_uid_1000(command: list[str], scratch: Path) -> subprocess.CompletedProces
     if runner is None or bwrap.probe(runner) is not None:
         pytest.skip("bubblewrap cannot run here")
     argv = [str(runner), "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
-    argv += ["--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", str(scratch), str(scratch)]
+    # /tmp stays the host's (writable): the checkout itself may live there, as CI's does.
+    argv += ["--ro-bind", "/", "/", "--bind", "/tmp", "/tmp", "--bind", str(scratch), str(scratch)]
     argv += ["--dev", "/dev", "--proc", "/proc", "--chdir", str(REPO), "--", *command]
     env = {**safe_environ(None), "PYTHONPATH": str(REPO)}
     return subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
