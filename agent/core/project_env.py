@@ -11,11 +11,14 @@ harness's own interpreter taken out.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agent.core import host_python
 
 VENV_NAMES = (".venv", "venv")
 """Folders in the project that count as its own Python environment, in this order."""
@@ -33,6 +36,8 @@ class ProjectEnv:
     """The detected test command (``None``: none found)."""
     variables: dict[str, str] = field(default_factory=dict)
     """``PATH`` (and ``VIRTUAL_ENV`` for a project venv) for every project command."""
+    missing: str | None = None
+    """For a Python project without an interpreter: what was looked for, and where."""
 
     def environ(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` without the harness's interpreter, with this project's variables."""
@@ -84,16 +89,23 @@ def project_venv(project_dir: Path) -> Path | None:
     return None
 
 
+def is_python_project(project_dir: Path) -> bool:
+    """The project has a file or folder that says its tests are Python's."""
+    return any((project_dir / marker).exists() for marker in _PYTHON_MARKERS)
+
+
 def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
     """The project's environment and test command, from its files and the user's ``PATH``.
 
     Order: a project venv (``.venv``/``venv``), ``uv run`` where ``uv.lock`` is present
     and uv is installed, ``poetry run`` likewise, ``npm test``, ``go test ./...``,
-    ``cargo test``, else a Python project on the user's ``PATH``.
+    ``cargo test``, else a Python project with the user's interpreter, named by its
+    absolute path (:mod:`agent.core.host_python`: a pyenv shim or a bare ``python``
+    does not run inside the sandbox).
     """
     base_path = without_harness(environ).get("PATH", "")
     venv = project_venv(project_dir)
-    python_project = any((project_dir / marker).exists() for marker in _PYTHON_MARKERS)
+    python_project = is_python_project(project_dir)
     if venv is not None:
         path = os.pathsep.join(filter(None, [str(venv / "bin"), base_path]))
         variables = {"PATH": path, "VIRTUAL_ENV": str(venv)}
@@ -115,8 +127,13 @@ def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
     if (project_dir / "Cargo.toml").exists():
         return ProjectEnv("cargo", "cargo test", variables)
     if python_project:
-        python = "python" if on_path("python") else "python3"
-        return ProjectEnv("PATH", f"{python} -m pytest -q", variables)
+        search = host_python.find(variables, project_dir)
+        if search.found is None:
+            missing = f"no Python interpreter for the tests: looked for {search.looked_for}"
+            return ProjectEnv("PATH", None, variables, missing)
+        executable = search.found.executable
+        command = f"{shlex.quote(str(executable))} -m pytest -q"
+        return ProjectEnv(f"the user's Python {executable}", command, variables)
     return ProjectEnv("PATH", None, variables)
 
 

@@ -24,12 +24,14 @@ them, visibly.
 from __future__ import annotations
 
 import ast
+import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core.project_env import project_venv
+from agent.core import host_python
+from agent.core.project_env import is_python_project, project_venv, without_harness
 from agent.sandbox.plan import SYSTEM_DIRS
 from agent.sandbox.protected import ProtectedPlaces, holds_workspaces, why_denied
 from common.schemas.sandbox_layout import SandboxLayout
@@ -143,9 +145,30 @@ def _venv_home(venv: Path) -> Path | None:
     return None
 
 
-def resolve(project_dir: Path, places: ProtectedPlaces, *, network: bool) -> SandboxLayout:
-    """The layout the project's files ask for now, with every denied folder left out."""
+def interpreter_folders(project_dir: Path, environ: Mapping[str, str]) -> list[Named]:
+    """The version folder of the user's Python, for a Python project without a venv.
+
+    Why: its tests run with that interpreter by absolute path
+    (:func:`agent.core.project_env.detect`); one under the home (a pyenv version) is
+    shown by its own folder, which the deny list checks like any other.
+    """
+    if project_venv(project_dir) is not None or not is_python_project(project_dir):
+        return []
+    found = host_python.find(without_harness(environ), project_dir).found
+    return [] if found is None else [Named(folder, found.found_as) for folder in found.folders]
+
+
+def resolve(
+    project_dir: Path,
+    places: ProtectedPlaces,
+    *,
+    network: bool,
+    environ: Mapping[str, str] | None = None,
+) -> SandboxLayout:
+    """The layout the project's files and the user's ``PATH`` (``environ``, default this
+    process's) ask for now, with every denied folder left out."""
     venv, target, named = venv_folders(project_dir)
+    named += interpreter_folders(project_dir, os.environ if environ is None else environ)
     kept, left_out = _screen(named, project_dir, places)
     return SandboxLayout(
         read_only=kept, venv=venv, venv_target=target, network=network, left_out=left_out

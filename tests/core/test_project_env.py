@@ -110,15 +110,17 @@ def test_other_ecosystems(tmp_path: Path, marker: str, command: str) -> None:
     assert detect(tmp_path, {"PATH": "/usr/bin"}).test_command == command
 
 
-def test_a_python_project_on_the_users_path_uses_python_if_it_exists(tmp_path: Path) -> None:
+def test_a_python_project_on_the_users_path_names_python3_by_its_path(tmp_path: Path) -> None:
+    """By absolute path: inside the sandbox ``PATH`` may not lead to it (Debian has no
+    ``python``; a pyenv shim runs ``pyenv`` from the home)."""
     project = tmp_path / "p"
     (project / "tests").mkdir(parents=True)
     tools = tmp_path / "tools"
-    make_tool(tools, "python3")
-
-    assert detect(project, {"PATH": str(tools)}).test_command == "python3 -m pytest -q"
     make_tool(tools, "python")
-    assert detect(project, {"PATH": str(tools)}).test_command == "python -m pytest -q"
+
+    assert detect(project, {"PATH": str(tools)}).test_command == f"{tools}/python -m pytest -q"
+    make_tool(tools, "python3")
+    assert detect(project, {"PATH": str(tools)}).test_command == f"{tools}/python3 -m pytest -q"
 
 
 def test_a_bare_folder_has_no_test_command(tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ async def project_verification(run: Run) -> None:
         warnings += await run.tracker.verify()
         test_command = spec.test_command or run.project_env.test_command
         baseline = await run.tests(test_command) if test_command else None
+        if test_command is None and run.project_env.missing:
+            warnings.append(run.project_env.missing)
         if baseline is not None:
             verdict = classify_baseline(baseline)
             if verdict.outcome == "cannot_run":
