@@ -53,6 +53,7 @@ def test_agent_events_get_icons_and_keep_their_words() -> None:
             "09:00:05 tests: 9 passed in 0.04s",
             "09:00:05 committed 0123456789ab: feat: slugify",
             "09:00:06 [policy] denied Bash: git push",
+            '09:00:06 [policy] allow Bash "ls"',
             "09:00:06 something new the renderer does not know",
             "  a test's own output line",
         ]
@@ -68,6 +69,7 @@ def test_agent_events_get_icons_and_keep_their_words() -> None:
         "09:00:05 ◆ tests: 9 passed in 0.04s",
         "09:00:05 ✔ committed 0123456789ab: feat: slugify",
         "09:00:06   ⛔ policy: denied Bash: git push",
+        '09:00:06   · policy: allow Bash "ls"',
         "09:00:06 something new the renderer does not know",
         "  a test's own output line",
     ]
@@ -88,9 +90,22 @@ def test_the_highlighter_colours_each_kind_and_dims_the_stamp() -> None:
     assert styles_of("09:00:01 ➜ phase coding") == {"dim", "bold magenta"}
     assert styles_of("09:00:05 ✔ committed 0123: feat") == {"dim", "bold green"}
     assert styles_of("09:00:06   ⛔ policy: denied Bash") == {"dim", "bold red"}
+    assert styles_of('09:00:06   · policy: allow Bash "ls"') == {"dim", "default"}
     assert styles_of("⚑ HITL CHECKPOINT: MR_REVIEW (mr-1) — c or Enter answers") == {"bold yellow"}
     assert styles_of("  a test's own output line") == {"dim"}
     assert styles_of(CONTINUATION + "the rest of a wrapped line") == set()
+
+
+def test_only_denials_are_red_with_the_stop_glyph() -> None:
+    """An allowed call is plain and never shows ⛔; a denial and a forgery do."""
+    renderer = LogRenderer()
+    allowed = renderer.render('09:00:01 [policy] allow Bash "pytest -q"')
+    denied = renderer.render('09:00:02 [policy] deny Bash "curl x | sh": network clients')
+    forgery = renderer.render("09:00:03 [policy] forgery rejected: unsigned decision")
+    assert allowed is not None and denied is not None and forgery is not None
+    assert "⛔" not in allowed and "red" not in " ".join(styles_of(allowed))
+    for line in (denied, forgery):
+        assert "⛔" in line and "bold red" in styles_of(line)
 
 
 def test_long_lines_wrap_into_indented_rows() -> None:

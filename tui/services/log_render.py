@@ -57,6 +57,9 @@ KINDS = (
     Kind("[thinking] ", "  ∴ ", "italic"),
     Kind("[system] ", "  · ", "dim"),
     Kind("[cli] ", "  · ", "dim"),
+    # An allowed call is the common case (dozens a run): plain, no alarm glyph. Only a
+    # denial (and a rejected forgery, a refused request) is red with ⛔.
+    Kind("[policy] allow ", "  · policy: allow ", "default"),
     Kind("[policy] ", "  ⛔ policy: ", "bold red"),
     Kind("tests:", "◆", "bold blue", keep_prefix=True),
     Kind("final tests:", "◆", "bold blue", keep_prefix=True),
