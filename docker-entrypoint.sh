@@ -2,15 +2,17 @@
 # Container entrypoint (./start.sh runs the container with --init, as the host user's uid
 # and gid, with HOME, /tmp and .env mounted). Takes start.sh's options:
 #
-#   [--demo] [--specs JSON] [--auto-accept] [--wait]   start the daemon (for the container's
+#   [--demo] [--specs JSON] [--auto-accept] [--wait] [--fresh]
+#                                                      start the daemon (for the container's
 #       life), then follow the agents until they end (--wait) or open the TUI, which can
 #       quit (q) and come back (Enter) while the agents keep running
 #   --tui                                              one more TUI on the running daemon
 #                                                      (what ./start.sh --connect runs)
 #
-# .env is sourced here as native start.sh sources it, never passed with --env-file: the
-# container's environment (PID 1's) never holds the GitLab token, and the harness processes
-# that get it exec themselves again without it (common/secrets.py).
+# .env is loaded here as native start.sh loads it (scripts/load-env.sh), never passed
+# with --env-file: the container's environment (PID 1's) never holds the GitLab token,
+# and the harness processes that get it exec themselves again without it
+# (common/secrets.py).
 set -euo pipefail
 
 # Private per user, in the data volume: the daemon's home (0700) and git's global config
@@ -26,21 +28,19 @@ if [ ! -f "$GIT_CONFIG_GLOBAL" ]; then
   printf '[include]\n\tpath = ~/.gitconfig\n\tpath = ~/.config/git/config\n' \
     >"$GIT_CONFIG_GLOBAL"
 fi
-if [ -f /run/coding-harness/env ]; then
-  home=$HARNESS_HOME
-  set -a
-  # shellcheck disable=SC1091
-  . /run/coding-harness/env
-  set +a
-  export HARNESS_HOME=$home  # a host folder there would be shared with a native daemon
-fi
+# .env is read (never run as shell) and never overrides what is already set: HARNESS_HOME
+# above stays (a host folder there would be shared with a native daemon).
+# shellcheck source=scripts/load-env.sh
+. "$(dirname "$0")/scripts/load-env.sh"
+if [ -f /run/coding-harness/env ]; then load_env_file /run/coding-harness/env; fi
 
-demo=0; wait=0; tui_only=0; specs=""; auto=()
+demo=0; wait=0; tui_only=0; specs=""; auto=(); fresh=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --demo) demo=1 ;;
     --wait) wait=1 ;;
     --auto-accept) auto=(--auto-accept) ;;
+    --fresh) fresh=(--fresh) ;;
     --specs) specs=$2; shift ;;
     --tui) tui_only=1 ;;
     *) echo "error: docker-entrypoint: unknown option $1" >&2; exit 2 ;;
@@ -53,9 +53,9 @@ harness daemon start >/dev/null  # its errors still reach stderr
 if [ "$wait" = 1 ]; then  # no screen: follow the agents until they end, then stop
   if [ "$demo" = 1 ]; then exec harness demo "${auto[@]}" --wait; fi
   [ -n "$specs" ] || { echo "error: --wait needs --demo or --specs" >&2; exit 2; }
-  exec harness run --specs "$specs" "${auto[@]}" --wait
+  exec harness run --specs "$specs" "${auto[@]}" "${fresh[@]}" --wait
 fi
-first=(--no-daemon-start "${auto[@]}")
+first=(--no-daemon-start "${auto[@]}" "${fresh[@]}")
 [ "$demo" = 1 ] && first+=(--demo)
 [ -n "$specs" ] && first+=(--specs "$specs")
 python -m tui.main "${first[@]}" || true

@@ -5,9 +5,11 @@
 #   ./start.sh --native --demo [--auto-accept] [--wait]
 #                                            the demo on the embedded model (--wait: no TUI,
 #                                            follow it in this terminal until it ends)
-#   ./start.sh --native --specs '<json>' [--auto-accept] [--wait]
+#   ./start.sh --native --specs '<json>' [--auto-accept] [--wait] [--fresh]
 #                                            the TUI with a batch of specs started
-#   ./start.sh [--build] [--demo|--specs ...] [--auto-accept] [--wait]
+#                                            (--fresh: run a spec again, in a new
+#                                            workspace, though it already has a run)
+#   ./start.sh [--build] [--demo|--specs ...] [--auto-accept] [--wait] [--fresh]
 #                                            the same inside a new Docker container
 #                                            (coding-harness, coding-harness-2, ...);
 #                                            without a terminal and --wait, it starts
@@ -18,11 +20,12 @@
 # --init, on the host's network, as your uid and gid, with user namespaces allowed (for the
 # bubblewrap sandbox of every session), with your home folder and /tmp
 # mounted at the same paths (paths in --specs must lie there), .env mounted for the
-# entrypoint to source as native mode sources it, and the daemon's state in a volume
+# entrypoint to load as native mode loads it, and the daemon's state in a volume
 # NAME-data. HARNESS_ENV_FILE names another file than .env (both modes),
 # HARNESS_DOCKER_IMAGE the image (and the containers' names), HARNESS_DOCKER_BASE its base
 # (default python:3.11-slim; scripts/docker-base-image.sh builds a local one where Docker
-# Hub is out of reach).
+# Hub is out of reach). Both modes read .env as KEY=VALUE lines, never run as shell: a
+# variable already set in your environment wins over it, and an empty value there is ignored.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -36,14 +39,21 @@ while [ $# -gt 0 ]; do
                if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then name=$2; shift; fi ;;
     --specs) [ $# -gt 1 ] || { echo "error: --specs needs a JSON argument" >&2; exit 2; }
              specs=$2; shift ;;
-    --auto-accept|--wait) passthrough+=("$1") ;;
+    --auto-accept|--wait|--fresh) passthrough+=("$1") ;;
     -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown option $1 (see ./start.sh --help)" >&2; exit 2 ;;
   esac
   shift
 done
 env_file=${HARNESS_ENV_FILE:-.env}
-wait=0; for a in "${passthrough[@]}"; do [ "$a" = --wait ] && wait=1; done
+wait=0; fresh=0
+for a in "${passthrough[@]}"; do
+  [ "$a" = --wait ] && wait=1
+  [ "$a" = --fresh ] && fresh=1
+done
+if [ "$fresh" = 1 ] && { [ -z "$specs" ] || [ "$demo" = 1 ]; }; then
+  echo "error: --fresh needs --specs (it runs those specs again)" >&2; exit 2
+fi
 if [ "$wait" = 1 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
   echo "error: --wait needs --demo or --specs" >&2; exit 2
 fi
@@ -103,7 +113,10 @@ fi
 
 scripts/bootstrap.sh requirements.txt
 harness=.venv/bin/harness
-[ -f "$env_file" ] && set -a && . "$(realpath "$env_file")" && set +a
+# .env is read, never run as shell, and never overrides a variable already set or sets an
+# empty one (scripts/load-env.sh): the template's empty ANTHROPIC_API_KEY= keeps yours.
+. scripts/load-env.sh
+if [ -f "$env_file" ]; then load_env_file "$env_file"; fi
 if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until they end
   [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
@@ -111,5 +124,7 @@ fi
 tui=(.venv/bin/python -m tui.main)
 [ "$demo" = 1 ] && tui+=(--demo)
 [ -n "$specs" ] && tui+=(--specs "$specs")
-for a in "${passthrough[@]}"; do [ "$a" = --auto-accept ] && tui+=(--auto-accept); done
+for a in "${passthrough[@]}"; do
+  case "$a" in --auto-accept|--fresh) tui+=("$a") ;; esac
+done
 exec "${tui[@]}"
