@@ -1,4 +1,4 @@
-"""``python -m tui.main [--specs JSON] [--demo] [--auto-accept] [--no-daemon-start]``.
+"""``python -m tui.main [--specs JSON] [--demo] [--auto-accept] [--fresh] [--no-daemon-start]``.
 
 Everything that can fail before the UI opens fails here, as one line on stderr
 and exit status 1: a bad ``--specs``, a spec pointing at nothing, a daemon that
@@ -41,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings()
         specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)
-        started = asyncio.run(prepare(specs, start_daemon=not args.no_daemon_start))
+        started = asyncio.run(
+            prepare(specs, start_daemon=not args.no_daemon_start, fresh=args.fresh)
+        )
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -75,8 +77,11 @@ def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[Ag
     return specs
 
 
-async def prepare(specs: list[AgentSpec], *, start_daemon: bool) -> list[str]:
+async def prepare(specs: list[AgentSpec], *, start_daemon: bool, fresh: bool = False) -> list[str]:
     """Make sure the daemon runs, then start ``specs`` through it; the started agents' names.
+
+    ``fresh``: each in a new workspace, as ``harness run --fresh`` does, so a spec that
+    already ran runs again (``./start.sh --fresh``).
 
     Raises:
         DaemonError: the daemon is not running (and may not be started), will not
@@ -96,7 +101,7 @@ async def prepare(specs: list[AgentSpec], *, start_daemon: bool) -> list[str]:
     async with DaemonClient.connect() as client:
         for spec in specs:
             try:
-                info = await client.start(spec, credentials_from(os.environ))
+                info = await client.start(spec, credentials_from(os.environ), fresh=fresh)
             except DaemonError as e:
                 already = f"; already started: {', '.join(names)}" if names else ""
                 raise DaemonError(f"{spec.spec_file.name}: {e}{already}") from e
@@ -112,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="also start the demo project")
     parser.add_argument(
         "--auto-accept", action="store_true", help="start the given agents in auto-accept mode"
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start the given specs in new workspaces even if they ran before",
     )
     parser.add_argument(
         "--no-daemon-start",

@@ -38,3 +38,11 @@ def test_an_unknown_option_is_one_line_and_status_2() -> None:
     done = start("--frobnicate")
     assert done.returncode == 2
     assert done.stderr == "error: unknown option --frobnicate (see ./start.sh --help)\n"
+
+
+def test_fresh_without_specs_or_with_the_demo_is_refused_in_both_modes() -> None:
+    message = "error: --fresh needs --specs (it runs those specs again)\n"
+    for mode in ([], ["--native"]):
+        for others in ([], ["--demo", "--specs", "[]"]):
+            done = start(*mode, *others, "--fresh")
+            assert (done.returncode, done.stderr) == (2, message)
