@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import re
 import secrets
 import shlex
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+import aiohttp_jinja2
+import jinja2
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 from textual_serve.server import Server
@@ -65,6 +68,38 @@ def token_middleware(token: str) -> Middleware:
     return require_token
 
 
+FONT_SERVICE_LINK = re.compile(r"<link[^>]*?href=\"https?://[^\"]*fonts[^\"]*\"[^>]*>", re.S)
+"""textual-serve's page template loads Roboto Mono from a public font service."""
+LOCAL_FONT = """<style>
+      @font-face {
+        font-family: "Roboto Mono";
+        src: url("{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf");
+        font-style: normal;
+      }
+      @font-face {
+        font-family: "Roboto Mono";
+        src: url("{{ config.static.url }}fonts/RobotoMono-Italic-VariableFont_wght.ttf");
+        font-style: italic;
+      }
+    </style>"""
+"""The same font from the files textual-serve ships in its own ``static/fonts``."""
+
+
+class LocalFontLoader(jinja2.FileSystemLoader):
+    """textual-serve's templates with the font served by this server.
+
+    Why: an offline or private machine cannot reach the public font service, and each
+    opening of the cockpit would tell that third party. The template is patched as it
+    is loaded (not copied), so an upgraded textual-serve keeps its own page.
+    """
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        return FONT_SERVICE_LINK.sub(LOCAL_FONT, source), filename, uptodate
+
+
 class TokenServer(Server):
     """textual-serve's server with the token check in front of every route."""
 
@@ -80,11 +115,17 @@ class TokenServer(Server):
 
     async def _make_app(self) -> web.Application:  # textual-serve's one place to add routes
         app = await super()._make_app()
+        aiohttp_jinja2.setup(app, loader=LocalFontLoader(self.templates_path))
         app.middlewares.append(token_middleware(self.token))
         return app
 
     async def on_startup(self, app: web.Application) -> None:
         """Quiet: the URL is printed by :func:`serve` (textual-serve prints a logo)."""
+
+
+def ssh_hint(port: int) -> str:
+    """The tunnel command for another machine, with the port this server listens on."""
+    return f"(over SSH: ssh -L {port}:localhost:{port} this-host, then open the URL; Ctrl+C stops)"
 
 
 def tui_command() -> str:
@@ -116,7 +157,7 @@ async def serve(host: str, port: int, *, public_url: str | None = None) -> None:
         print(f"coding-harness in a browser: {address.url}", flush=True)
         if host not in ("localhost", "127.0.0.1", "::1"):
             print("warning: reachable from other machines; anyone with the URL can answer")
-        print("(over SSH: ssh -L PORT:localhost:PORT this-host, then open the URL; Ctrl+C stops)")
+        print(ssh_hint(address.port))
         await asyncio.Event().wait()
     finally:
         await runner.cleanup()
