@@ -328,7 +328,12 @@ def build_parser() -> argparse.ArgumentParser:
     logs = add("logs", cmd_logs, "print the end of an agent's log")
     logs.add_argument("agent")
     logs.add_argument(
-        "-n", "--lines", type=int, default=100, metavar="N", help="how many lines (default 100)"
+        "-n",
+        "--lines",
+        type=follow.line_count,
+        default=100,
+        metavar="N",
+        help="how many lines (default 100)",
     )
     logs.add_argument(
         "-f", "--follow", action="store_true", help="keep printing new lines until the agent ends"

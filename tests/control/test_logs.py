@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.control.follow import follow_log, last_lines
+from agent.control.main import build_parser
 
 
 @pytest.mark.parametrize(
@@ -127,3 +128,22 @@ async def test_follow_escapes_what_is_appended_even_a_character_cut_in_two(
     await asyncio.wait_for(following, 5)
 
     assert out.getvalue() == HOSTILE_SHOWN + "café\n"
+
+
+@pytest.mark.parametrize("given", ["-5", "ten"])
+def test_a_negative_or_non_numeric_line_count_is_one_clear_error(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``harness logs -n -5`` printed nothing and exited 0, as if the log were empty."""
+    with pytest.raises(SystemExit) as ended:
+        build_parser().parse_args(["logs", "some-agent", "-n", given])
+    assert ended.value.code != 0
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and "-n/--lines" in errors[0] and given in errors[0], err
+    assert "Traceback" not in err
+
+
+def test_zero_and_positive_counts_are_taken() -> None:
+    assert build_parser().parse_args(["logs", "a", "-n", "0"]).lines == 0
+    assert build_parser().parse_args(["logs", "a", "-n", "7"]).lines == 7
