@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.core.stages.budget import raised, reached
+from agent.core.stages.budget import limits_line, raised, reached
 from common.errors import CheckpointError
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import BudgetAction, BudgetDecision
@@ -35,6 +35,17 @@ def test_a_raise_doubles_what_was_reached_or_takes_the_named_limits() -> None:
 
     assert raised(limits, plain, spend) == Budgets(cost_usd=2.0, wall_time_min=30)
     assert raised(limits, named, spend) == Budgets(cost_usd=7.5, wall_time_min=90)
+
+
+def test_the_raise_line_says_when_a_limit_is_absent() -> None:
+    """A run without a time limit printed ``time None min``."""
+    spend = Spend(cost_usd=1.2, session_s=60)
+    plain = BudgetDecision(approved=True, decided_by="t", action=BudgetAction.RAISE)
+    after = raised(Budgets(cost_usd=1.0), plain, spend)
+
+    assert limits_line(after) == "cost $2.00, no time limit"
+    assert limits_line(Budgets(wall_time_min=45)) == "no cost limit, time 45 min"
+    assert "None" not in limits_line(Budgets())
 
 
 def test_default_is_merge_request_and_reject_is_stop() -> None:

@@ -35,6 +35,17 @@ def reached(budgets: Budgets, spend: Spend) -> list[str]:
     return found
 
 
+def limits_line(budgets: Budgets) -> str:
+    """The cost and time limits for people; an absent one says there is none.
+
+    Why: ``time None min`` was printed for a run without a time limit.
+    """
+    cost = "no cost limit" if budgets.cost_usd is None else f"cost ${budgets.cost_usd:.2f}"
+    wall = budgets.wall_time_min
+    time = "no time limit" if wall is None else f"time {wall:g} min"
+    return f"{cost}, {time}"
+
+
 def raised(budgets: Budgets, decision: BudgetDecision, spend: Spend) -> Budgets:
     """The budgets after a ``raise``: the limits named, else double the reached ones."""
     cost, wall = budgets.cost_usd, budgets.wall_time_min
@@ -89,7 +100,7 @@ async def guard(run: Run) -> Verdict:
         case BudgetAction.RAISE:
             new = raised(budgets, decision, spend)
             run.save(budgets=new)
-            run.log(f"budget raised: cost {new.cost_usd}, time {new.wall_time_min} min")
+            run.log(f"budget raised: {limits_line(new)}")
             return "go_on"
         case BudgetAction.MERGE_REQUEST:
             run.save(wrap_up=True)
