@@ -162,7 +162,11 @@ def changed_paths(repo: Path) -> list[bytes]:
     git's bytes. An untracked nested repository is one entry ending in ``/`` (git lists
     it whole, never its files); a nested repository git already tracks is not listed
     (its own changes are never looked at)."""
-    out = git_bytes(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    return _status_paths(repo, "all")
+
+
+def _status_paths(repo: Path, untracked: str) -> list[bytes]:
+    out = git_bytes(repo, "status", "--porcelain=v1", "-z", f"--untracked-files={untracked}")
     paths: list[bytes] = []
     entries = out.split(b"\0")
     index = 0
@@ -185,6 +189,16 @@ def changed_files(repo: Path) -> list[str]:
     """:func:`changed_paths` as text the harness can store: each path itself, or its
     escaped form when the harness would never commit it (see :func:`pathnames.key`)."""
     return [pathnames.key(path) for path in changed_paths(repo)]
+
+
+def uncommitted_for_people(repo: Path) -> list[str]:
+    """What is uncommitted, as a person counts it: an untracked folder is one entry
+    (``.venv/``), never each of its files.
+
+    Why: a project's untracked ``.venv/`` was told as "1270 uncommitted change(s)".
+    Only for showing: what a commit may take is :func:`changed_paths`, file by file.
+    """
+    return [pathnames.key(path) for path in _status_paths(repo, "normal")]
 
 
 def nul_list(paths: Sequence[bytes]) -> bytes:

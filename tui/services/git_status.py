@@ -29,7 +29,7 @@ class GitSummary:
 def read_summary(project: Path) -> GitSummary:
     """Run git in ``project`` (blocking; a few milliseconds)."""
     try:
-        return GitSummary(git.current_branch(project), len(git.changed_files(project)))
+        return GitSummary(git.current_branch(project), len(git.uncommitted_for_people(project)))
     except GitError as e:
         return GitSummary(problem=f"git: {short(str(e))}")
 

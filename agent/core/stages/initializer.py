@@ -67,7 +67,9 @@ async def project_verification(run: Run) -> None:
         if sandbox is not None:
             warnings += [f"left out of the sandbox: {note}" for note in sandbox.left_out]
         uncommitted = [
-            path for path in git.changed_files(project) if not path.startswith(WORKSPACE_ROOT_NAME)
+            path
+            for path in git.uncommitted_for_people(project)
+            if not path.startswith(WORKSPACE_ROOT_NAME)
         ]
         if uncommitted:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
