@@ -158,7 +158,7 @@ async def cmd_checkpoint(args: argparse.Namespace) -> int:
     if found is None or found.status != "pending":
         print(f"{info.name}: no checkpoint is waiting")
         return 1
-    print(render_checkpoint(found))
+    print(render_checkpoint(found, agent=info.name))
     return 0
 
 

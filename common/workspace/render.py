@@ -10,6 +10,7 @@ wrote can draw, clear or colour the screen, or pass for the harness's own lines.
 
 from __future__ import annotations
 
+import shlex
 import textwrap
 
 from common.schemas.checkpoint import (
@@ -32,8 +33,10 @@ RULE = "=" * 64
 BOX_WIDTH = 61
 
 
-def render_checkpoint(checkpoint: Checkpoint) -> str:
-    """WHAT HAPPENED, the context details, IF APPROVED / IF REJECTED, and the shortcuts."""
+def render_checkpoint(checkpoint: Checkpoint, agent: str | None = None) -> str:
+    """WHAT HAPPENED, the context details, IF APPROVED / IF REJECTED, and how to answer:
+    the TUI's keys in the agent's log, the ``harness`` commands for ``agent`` when given
+    (``harness checkpoint`` is read in a shell, where keys do nothing)."""
     title = f"HITL CHECKPOINT: {checkpoint.type.value.upper()}  ({_one(checkpoint.id)})"
     lines = [RULE, title, RULE]
     lines += ["", "WHAT HAPPENED:"]
@@ -41,16 +44,34 @@ def render_checkpoint(checkpoint: Checkpoint) -> str:
     lines += [f"  → {_one(checkpoint.to_decide)}", ""]
     lines += context_lines(checkpoint)
     lines += ["", *_box(checkpoint.if_approved, checkpoint.if_rejected), "", RULE]
-    lines += ["  TUI SHORTCUTS:", "    [Y] or [1]  →  APPROVE"]
-    if isinstance(checkpoint, RegressionApprovalCheckpoint):
-        lines.append("    reject is blocked: choose fix_now, defer or abort")
-    else:
-        lines.append("    [X] or [0]  →  REJECT")
+    lines += _tui_hints(checkpoint) if agent is None else cli_hints(checkpoint, agent)
     lines.append(RULE)
     if checkpoint.decision is not None:
         verdict = "APPROVED" if checkpoint.decision.approved else "REJECTED"
         lines.append(f"DECISION: {verdict} by {_one(checkpoint.decision.decided_by)}")
     return printable("\n".join(lines))  # the net under the escaping of each value
+
+
+def _tui_hints(checkpoint: Checkpoint) -> list[str]:
+    lines = ["  TUI SHORTCUTS:", "    [Y] or [1]  →  APPROVE"]
+    if isinstance(checkpoint, RegressionApprovalCheckpoint):
+        lines.append("    reject is blocked: choose fix_now, defer or abort")
+    else:
+        lines.append("    [X] or [0]  →  REJECT")
+    return lines
+
+
+def cli_hints(checkpoint: Checkpoint, agent: str) -> list[str]:
+    """The commands that answer ``checkpoint`` of ``agent`` from a shell."""
+    name = shlex.quote(printable_line(agent))
+    lines = ["  ANSWER WITH:"]
+    if isinstance(checkpoint, RegressionApprovalCheckpoint):
+        lines.append(f"    harness approve {name} --choice fix_now|defer|abort")
+        lines.append("    (reject is blocked: choose fix_now, defer or abort)")
+        return lines
+    lines.append(f"    harness approve {name}")
+    lines.append(f"    harness reject {name} --reason TEXT")
+    return lines
 
 
 def _one(value: object) -> str:
