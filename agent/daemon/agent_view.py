@@ -115,6 +115,9 @@ def _status(
     if alive:
         return (AgentStatus.WAITING if pending else AgentStatus.RUNNING), ""
     if exited is not None:
+        if exited.outcome == "stopped" and record.stopped_by_user:
+            # The agent only saw a signal; the daemon knows a person sent it.
+            return AgentStatus.STOPPED, STOPPED_BY_USER
         return AgentStatus(exited.outcome), exited.reason
     if record.stopped_by_user:
         return AgentStatus.STOPPED, STOPPED_BY_USER

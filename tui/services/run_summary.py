@@ -22,6 +22,13 @@ from common.untrusted_text import printable_line
 from common.workspace import git
 from tui import labels
 
+
+def short_error(message: str) -> str:
+    """git's complaint, first line, without the command in front or its usage text."""
+    first = message.strip().splitlines()[0] if message.strip() else message
+    return first.split("fatal: ", 1)[-1]
+
+
 #: Commits listed before "… and N more".
 MAX_COMMITS = 8
 
@@ -67,10 +74,18 @@ def summary_lines(agent: AgentInfo) -> list[str]:
 
 
 def _branch_lines(project: Path, branch: str, target: str) -> list[str]:
+    """The feature branch's commits on ``target``; a branch not made yet (a run stopped
+    before spec_to_issues) says so, not git's usage error about an unknown revision."""
     try:
-        log = git.git(project, "log", "--format=%h %s", f"{target}..{branch}", check=True)
+        if not git.branch_exists(project, branch):
+            return [f"branch {branch}: not created yet"]
+        if not git.branch_exists(project, target):
+            return [f"branch {branch}: the target branch {target} is gone"]
+        log = git.git(
+            project, "log", "--format=%h %s", f"refs/heads/{target}..refs/heads/{branch}", "--"
+        )
     except GitError as e:
-        return [f"branch {branch}: {e}"]
+        return [f"branch {branch}: {printable_line(short_error(str(e)))}"]
     commits = log.splitlines()
     lines = [f"branch {branch}: {len(commits)} commit(s) on {target}"]
     lines += [f"  {line}" for line in commits[:MAX_COMMITS]]
