@@ -335,13 +335,22 @@ def main(argv: list[str] | None = None) -> int:
 def _ended(files: WorkspaceFiles, log: AgentLog, outcome: Outcome, reason: str) -> int:
     """Log the end, write the exit status for the daemon and return the exit code."""
     code = EXIT_CODES[outcome]
-    log(f"agent ended: {outcome}" + (f" — {reason}" if reason else ""))
+    log(f"agent ended: {outcome}" + (f" — {reason}" if reason and not _told(files, reason) else ""))
     if files.root.is_dir():
         write_model(
             files.exit_status,
             AgentExit(pid=os.getpid(), outcome=outcome, exit_code=code, reason=reason),
         )
     return code
+
+
+def _told(files: WorkspaceFiles, reason: str) -> bool:
+    """The run's ``phase → failed`` line already told ``reason``: not told again."""
+    try:
+        state = read_model_or_none(files.state, AgentState)
+    except HarnessError:
+        return False
+    return state is not None and state.phase is Phase.FAILED and state.failure == reason
 
 
 async def _supervised(

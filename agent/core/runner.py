@@ -19,15 +19,14 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
         handler = HANDLERS[run.state.phase]
         try:
             await handler(run)
+        # Each end is told once: by the ``phase → failed (…)`` line, or for a stop by
+        # the agent's ``agent ended`` line (failure lines were printed twice).
         except StopRun as stop:
-            run.log(str(stop))
             return "stopped", str(stop)
         except ProjectBrokenError as e:
-            run.log(f"the project is broken: {e}")
-            run.move(Phase.FAILED, str(e), failure=str(e), broken=True)
+            run.move(Phase.FAILED, f"the project is broken: {e}", failure=str(e), broken=True)
         except HarnessError as e:
-            run.log(f"error in {run.state.phase.value}: {e}")
-            run.move(Phase.FAILED, str(e), failure=str(e))
+            run.move(Phase.FAILED, f"error in {run.state.phase.value}: {e}", failure=str(e))
     if run.state.phase is Phase.DONE:
         return "done", ""
     return "failed", run.state.failure or "failed"
