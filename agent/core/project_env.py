@@ -133,6 +133,11 @@ def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
             return ProjectEnv("PATH", None, variables, missing)
         executable = search.found.executable
         command = f"{shlex.quote(str(executable))} -m pytest -q"
+        entries = base_path.split(os.pathsep) if base_path else []
+        if str(executable.parent) not in entries:
+            # Its own bin first: a plain ``python3`` in the model's Bash then finds it
+            # inside the sandbox too, not the pyenv shim ahead of it on PATH.
+            variables = {"PATH": os.pathsep.join([str(executable.parent), *entries])}
         return ProjectEnv(f"the user's Python {executable}", command, variables)
     return ProjectEnv("PATH", None, variables)
 

@@ -121,6 +121,7 @@ def test_detection_names_the_interpreter_by_its_absolute_path(machine: Machine) 
         VERSION_FOLDER
     )
     assert executable in env.kind
+    assert env.variables["PATH"].split(":")[0] == str(Path(executable).parent)
 
 
 def test_the_layout_shows_the_version_folder_under_a_home_never_the_home(
@@ -166,5 +167,10 @@ async def test_the_project_s_tests_run_inside_the_sandbox(machine: Machine) -> N
         result = await run_tests(
             machine.project, env.test_command, env.environ(os.environ), wrap=box.wrap
         )
+        # The model's plain ``python3`` finds the same interpreter, not the shim.
+        plain = await run_tests(
+            machine.project, "python3 -m pytest -q", env.environ(os.environ), wrap=box.wrap
+        )
     assert result.passed, result.output_tail
     assert "1 passed" in result.summary
+    assert plain.passed, plain.output_tail
