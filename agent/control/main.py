@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Callable, Coroutine
@@ -32,6 +33,7 @@ from common.schemas.protocol import AgentInfo
 from common.secrets import hide_secrets_from_proc
 from common.untrusted_text import printable_line
 from common.workspace import checkpoints
+from common.workspace.diff_text import diff_lines
 from common.workspace.render import render_checkpoint
 
 Command = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
@@ -158,7 +160,13 @@ async def cmd_checkpoint(args: argparse.Namespace) -> int:
     if found is None or found.status != "pending":
         print(f"{info.name}: no checkpoint is waiting")
         return 1
+    if args.json:
+        # ASCII only: a model-written string keeps its data yet cannot act on a terminal.
+        print(json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=True))
+        return 0
     print(render_checkpoint(found, agent=info.name))
+    if args.full:
+        print("\n".join(diff_lines(found)))
     return 0
 
 
@@ -315,10 +323,16 @@ def build_parser() -> argparse.ArgumentParser:
     add("list", cmd_list, "list agents")
     for name, command, text in (
         ("status", cmd_status, "show one agent"),
-        ("checkpoint", cmd_checkpoint, "show the checkpoint waiting for a decision"),
         ("stop", cmd_stop, "stop an agent (harness resume continues it)"),
     ):
         add(name, command, text).add_argument("agent")
+    checkpoint = add("checkpoint", cmd_checkpoint, "show the checkpoint waiting for a decision")
+    checkpoint.add_argument("agent")
+    shown = checkpoint.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--full", action="store_true", help="add the unified diff (issue_closure), escaped"
+    )
+    shown.add_argument("--json", action="store_true", help="the checkpoint as JSON")
     remove = add("remove", cmd_remove, "forget an ended agent (its workspace is kept)")
     which = remove.add_mutually_exclusive_group(required=True)
     which.add_argument("agent", nargs="?")

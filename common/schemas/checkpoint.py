@@ -193,6 +193,10 @@ class IssueClosureContext(StrictModel):
     diff_stat: str
     diff: str
     """The issue's diff, cut to a reviewable size."""
+    diff_range: str = ""
+    """The git range of the issue's commits (``A~1..B``): ``git diff`` of it is the whole diff."""
+    diff_cut_at: int | None = None
+    """Where ``diff`` was cut (characters), ``None`` when it is whole: the person is told."""
     test_run: TestRun | None = None
     model_summary: str = ""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)

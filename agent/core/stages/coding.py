@@ -312,8 +312,8 @@ async def issue_closure(run: Run) -> None:
         # --text: a ``*.py -diff`` (or ``binary``) in the model's .gitattributes turned the
         # code under review into "Binary files differ" (measured); the person sees it all.
         diff = git.git(project, "diff", "--text", span)
-        if len(diff) > DIFF_LIMIT:
-            diff = diff[:DIFF_LIMIT] + f"\n… (diff cut at {DIFF_LIMIT} characters)"
+        cut_at = DIFF_LIMIT if len(diff) > DIFF_LIMIT else None
+        diff = diff[:DIFF_LIMIT]  # the person is told where, and how to see the whole
         flagged = held_files.still_changed(project, state.held)
         over_budget = held_files.over_budget(run, span)
         what_happened = [
@@ -346,6 +346,8 @@ async def issue_closure(run: Run) -> None:
                 ],
                 diff_stat=git.git(project, "diff", "--stat", span),
                 diff=diff,
+                diff_range=span,
+                diff_cut_at=cut_at,
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
                 gate_refusals=state.gate_refusals,

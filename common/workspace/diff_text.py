@@ -1,0 +1,138 @@
+"""A checkpoint's diff as a person reviews it: file by file, escaped, never cut silently.
+
+The diff is the model's code: every line is escaped (:mod:`common.untrusted_text`), so
+nothing in it can act on a terminal, and its file names are one-line values. The agent
+stores at most a reviewable size of it; where it cut, the person is told so and given
+the git command that shows the whole (:func:`cut_note`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.schemas.checkpoint import (
+    Checkpoint,
+    IssueClosureCheckpoint,
+    IssueClosureContext,
+)
+from common.untrusted_text import printable, printable_line
+
+#: How many lines of one file's diff make one page in a viewer (a longer file is split).
+PAGE_LINES = 200
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file's part of a unified diff."""
+
+    path: str
+    """The file's name, escaped to one line."""
+    text: str
+    """Its ``diff --git`` section (header included), escaped, lines kept."""
+    added: int
+    removed: int
+
+    def heading(self) -> str:
+        """``textkit/slug.py (+6 −0)``."""
+        return f"{self.path} (+{self.added} −{self.removed})"
+
+    def pages(self, page_lines: int = PAGE_LINES) -> list[str]:
+        """The section in pages of at most ``page_lines`` lines (one page when short)."""
+        lines = self.text.splitlines()
+        if len(lines) <= page_lines:
+            return [self.text]
+        return ["\n".join(lines[at : at + page_lines]) for at in range(0, len(lines), page_lines)]
+
+
+@dataclass(frozen=True)
+class ReviewDiff:
+    """What a checkpoint offers to review as a diff."""
+
+    stat: str
+    """``git diff --stat``'s summary line, escaped."""
+    files: list[FileDiff]
+    cut: str | None
+    """Where the stored diff was cut, and how to see the whole; ``None`` when whole."""
+
+
+def split_files(diff: str) -> list[FileDiff]:
+    """``diff`` (``git diff`` output) split at each ``diff --git`` line, escaped.
+
+    Text before the first header (none from git) is kept as a section of its own, so
+    nothing of the diff is dropped.
+    """
+    sections: list[list[str]] = []
+    for line in diff.splitlines():
+        if line.startswith("diff --git ") or not sections:
+            sections.append([])
+        sections[-1].append(line)
+    return [_file_diff(lines) for lines in sections if any(lines)]
+
+
+def _file_diff(lines: list[str]) -> FileDiff:
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++ "))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("--- "))
+    return FileDiff(
+        path=printable_line(_path(lines)),
+        text=printable("\n".join(lines)),
+        added=added,
+        removed=removed,
+    )
+
+
+def _path(lines: list[str]) -> str:
+    """The file's new name (``+++ b/…``), else its old one (a deletion), else the header's."""
+    for prefix in ("+++ b/", "--- a/"):
+        for line in lines:
+            if line.startswith(prefix):
+                return line[len(prefix) :]
+    header = lines[0]
+    if header.startswith("diff --git a/") and " b/" in header:
+        return header.rsplit(" b/", 1)[1]
+    return "(text before the first file)"
+
+
+def cut_note(context: IssueClosureContext) -> str | None:
+    """Where the stored diff was cut, and the command that shows it whole."""
+    if context.diff_cut_at is None:
+        return None
+    command = (
+        f"git diff {context.diff_range}" if context.diff_range else f"git show {context.commit_sha}"
+    )
+    return printable_line(
+        f"the diff is cut at {context.diff_cut_at} characters here; "
+        f"see the whole in the project with: {command}"
+    )
+
+
+def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
+    """The checkpoint's diff, if its type carries one."""
+    if isinstance(checkpoint, IssueClosureCheckpoint):
+        context = checkpoint.context
+        return ReviewDiff(
+            stat=printable_line(_last_line(context.diff_stat)),
+            files=split_files(context.diff),
+            cut=cut_note(context),
+        )
+    return None
+
+
+def diff_lines(checkpoint: Checkpoint) -> list[str]:
+    """The unified diff for ``harness checkpoint --full``: escaped, with a line per file
+    and, where it was cut, the note saying so."""
+    review = review_diff(checkpoint)
+    if review is None:
+        return []
+    out = [f"DIFF ({review.stat or 'no changes'}):"]
+    if not review.files:
+        out.append("  (empty)")
+    for number, item in enumerate(review.files, start=1):
+        out += ["", f"--- file {number}/{len(review.files)}: {item.heading()}", item.text]
+    if review.cut is not None:
+        out += ["", f"CUT: {review.cut}"]
+    return out
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else ""
