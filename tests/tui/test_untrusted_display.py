@@ -23,6 +23,7 @@ from tests.tui.helpers import dialog_for, log_lines, make_app, wait_until, write
 from tui.app import HarnessApp
 from tui.modals.review.base import ReviewScreen
 from tui.widgets.agent_list import cells
+from tui.widgets.diff_view import DiffView
 
 PAYLOAD = "\x1b]0;pwned\x07\x1b[2J\x1b[32m[harness] APPROVED - press Y\x1b[0m\u202e\u200b"
 SHOWN = "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[32m[harness] APPROVED - press Y\\x1b[0m<U+202E><U+200B>"
@@ -84,8 +85,10 @@ async def test_the_dialog_and_its_review_show_the_model_escaped_and_marked(works
         await pilot.pause()
         shown = screen_text(app)
         assert no_raw(shown)
-        diff = app.screen.query_one("#diff", Static).content
-        assert isinstance(diff, Syntax) and diff.code == f"+{SHOWN}\n"  # the model's files
+        view = app.screen.query_one("#diff", DiffView)
+        pages = [static.content for static in view.query(Static).results(Static)]
+        codes = [page.code for page in pages if isinstance(page, Syntax)]
+        assert codes == [f"+{SHOWN}"]  # the model's files
 
 
 async def test_the_merge_requests_description_is_labelled_and_escaped(workspace: Path) -> None:

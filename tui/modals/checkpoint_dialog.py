@@ -32,12 +32,14 @@ from common.errors import (
 )
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable_line
+from common.workspace.diff_text import review_diff
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.modals.reason_prompt import ReasonPrompt
 from tui.modals.review import review_for
 from tui.services.decide import Answer, answer_checkpoint, build_decision
 from tui.services.pending import Waiting
+from tui.widgets.diff_view import DiffView
 
 #: How long a dialog that opened by itself ignores keys (a key already on its way).
 KEY_GRACE_S = 0.6
@@ -73,6 +75,8 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         Binding("n,N,x,X,0", "reject", "Reject"),
         Binding("r,R", "review", "Review"),
         Binding("escape", "set_aside", "Later"),
+        Binding("right_square_bracket", "diff_file(1)", "Next file"),
+        Binding("left_square_bracket", "diff_file(-1)", "Prev file", show=False),
         Binding("question_mark,f1", "app.help", "Help"),
         # A modal screen hides the app's own keys; quitting decides nothing and the
         # checkpoint waits for the next TUI.
@@ -126,6 +130,9 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
                     rejected = Static(rejected_text, id="if-rejected", markup=False)
                     rejected.border_title = "IF REJECTED"
                     yield rejected
+                review = review_diff(checkpoint)
+                if review is not None:
+                    yield DiffView(review, keys="] next file, [ previous", id="dialog-diff")
             yield Static("", id="notice", markup=False)
             yield Static(checkpoint_text.shortcuts(checkpoint), id="shortcuts")
         yield Footer()
@@ -173,6 +180,17 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
     def action_review(self) -> None:
         if self._ready() and not self._busy:
             self.app.push_screen(review_for(self.item, self._subtitle), self._reviewed)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The diff's keys exist (and show in the footer) only where there is a diff."""
+        if action == "diff_file":
+            return review_diff(self.checkpoint) is not None
+        return True
+
+    def action_diff_file(self, step: int) -> None:
+        """Jump to the next or previous file of the diff (issue_closure)."""
+        for view in self.query(DiffView).results(DiffView):
+            view.jump(step)
 
     def action_set_aside(self) -> None:
         if self._ready() and not self._busy:

@@ -7,8 +7,10 @@ its programs'): each is escaped (:mod:`common.untrusted_text`) and shown as plai
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import Markdown, SelectionList, Static
 from textual.widgets.selection_list import Selection
@@ -24,9 +26,11 @@ from common.schemas.checkpoint import (
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import printable, printable_line
+from common.workspace.diff_text import review_diff
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
 from tui.services.pending import Waiting
+from tui.widgets.diff_view import DiffView
 
 
 def test_run_text(run: TestRun | None, heading: str = "Tests") -> str:
@@ -94,6 +98,10 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
     the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
     HEADING = "Implementation"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+down", "diff_file(1)", "Next file"),
+        Binding("ctrl+up", "diff_file(-1)", "Prev file"),
+    ]
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -113,10 +121,13 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
                 id="flagged",
             )
         yield Static(test_run_text(context.test_run), markup=False)
-        stat = printable_line(context.diff_stat)
-        yield Static(f"Diff ({stat}):", classes="heading", markup=False)
-        diff = printable(context.diff)  # the model's files: no sequence reaches the terminal
-        yield Static(Syntax(diff, "diff", theme="ansi_dark", word_wrap=False), id="diff")
+        review = review_diff(self.checkpoint)
+        assert review is not None  # an issue_closure always carries its diff
+        yield DiffView(review, keys="ctrl+↓ next file, ctrl+↑ previous", id="diff")
+
+    def action_diff_file(self, step: int) -> None:
+        """Jump to the next or previous file of the diff."""
+        self.query_one("#diff", DiffView).jump(step)
 
     def __init__(
         self, item: Waiting, checkpoint: IssueClosureCheckpoint, subtitle: str = ""
