@@ -174,3 +174,50 @@ async def test_the_project_s_tests_run_inside_the_sandbox(machine: Machine) -> N
     assert result.passed, result.output_tail
     assert "1 passed" in result.summary
     assert plain.passed, plain.output_tail
+
+
+def _another_version() -> Path | None:
+    """A Python of this machine in a folder no system mount nor the relay shows."""
+    base = Path(sys.base_prefix).resolve()
+    for candidate in sorted(Path.home().glob(".pyenv/versions/*/bin/python3")):
+        folder = candidate.resolve().parent.parent
+        if folder != base and candidate.resolve().is_file():
+            return folder
+    return None
+
+
+OTHER = _another_version()
+
+
+@pytest.mark.skipif(probe(BWRAP) is not None, reason=f"{probe(BWRAP)}")
+@pytest.mark.skipif(OTHER is None, reason="no second pyenv version on this machine")
+async def test_the_recorded_version_folder_is_what_makes_it_run_inside(tmp_path: Path) -> None:
+    """Without the layout's mount the interpreter is absent inside; with it, it runs."""
+    assert OTHER is not None and BWRAP is not None
+    root = tmp_path / "home" / ".pyenv"
+    (root / "shims").mkdir(parents=True)
+    (root / "versions").mkdir()
+    (root / "versions" / "other").symlink_to(OTHER)
+    shim = root / "shims" / "python3"
+    shim.write_text(SHIM.format(root=root))
+    shim.chmod(0o755)
+    (root / "version").write_text("other\n")
+    project = tmp_path / "proj"
+    (project / "tests").mkdir(parents=True)
+    environ = {"PATH": str(root / "shims")}
+    places = ProtectedPlaces.of_this_process()
+    recorded = layout.resolve(project, places, network=False, environ=environ)
+    assert OTHER in recorded.read_only
+    env = detect(project, environ)
+    assert env.test_command is not None
+    probe_command = env.test_command.replace("-m pytest -q", "-c 'print(\"ran-inside\")'")
+
+    outputs = []
+    for shown in (recorded, recorded.model_copy(update={"read_only": []})):
+        async with session_sandbox(project, BWRAP, {}, layout=shown, places=places) as box:
+            outputs.append(
+                await run_tests(project, probe_command, env.environ(os.environ), wrap=box.wrap)
+            )
+    with_mount, without = outputs
+    assert with_mount.exit_code == 0 and "ran-inside" in with_mount.output_tail
+    assert without.exit_code != 0
