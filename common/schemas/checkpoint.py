@@ -169,6 +169,18 @@ class IssueEnrichmentContext(StrictModel):
     """Issue iids the model suggests enriching."""
 
 
+class DiffExcerpt(StrictModel):
+    """A diff a checkpoint shows: cut to a reviewable size, never silently."""
+
+    stat: str
+    """``git diff --stat``."""
+    text: str
+    range: str
+    """The git range: ``git diff RANGE`` in the project shows the whole diff."""
+    cut_at: int | None = None
+    """Where ``text`` was cut (characters), ``None`` when it is whole."""
+
+
 class RegressionApprovalContext(StrictModel):
     issue_iid: int | None
     """``None``: the regression check before the merge request (no issue in progress)."""
@@ -176,6 +188,8 @@ class RegressionApprovalContext(StrictModel):
     newly_failing: list[str]
     test_run: TestRun
     actions: list[RegressionAction] = Field(default_factory=lambda: list(RegressionAction))
+    diff: DiffExcerpt | None = None
+    """The issue's diff (the code that broke the tests); the branch's before the MR."""
 
 
 class IssueSelectionContext(StrictModel):
@@ -245,6 +259,8 @@ class MrReviewContext(StrictModel):
     """Changes on the branch the outbound review flags and no person approved (found by
     scanning the whole branch again before the push): approving the merge request
     approves them, and they are listed in it with who approved them."""
+    diff: DiffExcerpt | None = None
+    """The branch's diff against the target, as the merge request will carry it."""
 
 
 # --- checkpoints -----------------------------------------------------------------------

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from common.schemas.checkpoint import (
     Checkpoint,
     IssueClosureCheckpoint,
-    IssueClosureContext,
+    MrReviewCheckpoint,
+    RegressionApprovalCheckpoint,
 )
 from common.untrusted_text import printable, printable_line
 
@@ -92,34 +93,39 @@ def _path(lines: list[str]) -> str:
     return "(text before the first file)"
 
 
-def cut_note(context: IssueClosureContext) -> str | None:
-    """Where the stored diff was cut, and the command that shows it whole."""
-    if context.diff_cut_at is None:
+def cut_note(cut_at: int | None, whole: str) -> str | None:
+    """Where the stored diff was cut, and ``whole``: the git command that shows it all."""
+    if cut_at is None:
         return None
-    command = (
-        f"git diff {context.diff_range}" if context.diff_range else f"git show {context.commit_sha}"
-    )
     return printable_line(
-        f"the diff is cut at {context.diff_cut_at} characters here; "
-        f"see the whole in the project with: {command}"
+        f"the diff is cut at {cut_at} characters here; see the whole in the project with: {whole}"
     )
 
 
 def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
-    """The checkpoint's diff, if its type carries one."""
-    if isinstance(checkpoint, IssueClosureCheckpoint):
-        context = checkpoint.context
-        return ReviewDiff(
-            stat=printable_line(_last_line(context.diff_stat)),
-            files=split_files(context.diff),
-            cut=cut_note(context),
-        )
+    """The checkpoint's diff, if it carries one (issue_closure always; regression_approval
+    and mr_review when written by a harness that adds it)."""
+    match checkpoint:
+        case IssueClosureCheckpoint(context=c):
+            whole = f"git diff {c.diff_range}" if c.diff_range else f"git show {c.commit_sha}"
+            return _review(c.diff_stat, c.diff, cut_note(c.diff_cut_at, whole))
+        case RegressionApprovalCheckpoint(context=c) | MrReviewCheckpoint(context=c):
+            if c.diff is None:
+                return None
+            excerpt = c.diff
+            return _review(
+                excerpt.stat, excerpt.text, cut_note(excerpt.cut_at, f"git diff {excerpt.range}")
+            )
     return None
+
+
+def _review(stat: str, diff: str, cut: str | None) -> ReviewDiff:
+    return ReviewDiff(stat=printable_line(_last_line(stat)), files=split_files(diff), cut=cut)
 
 
 def diff_lines(checkpoint: Checkpoint) -> list[str]:
     """The unified diff for ``harness checkpoint --full``: escaped, with a line per file
-    and, where it was cut, the note saying so."""
+    and, where it was cut, the note saying so (nothing for a checkpoint without one)."""
     review = review_diff(checkpoint)
     if review is None:
         return []

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from common.schemas.checkpoint import IssueClosureCheckpoint, IssueClosureContext
+from common.schemas.checkpoint import (
+    Checkpoint,
+    DiffExcerpt,
+    IssueClosureCheckpoint,
+    IssueClosureContext,
+)
 from common.workspace.diff_text import (
     PAGE_LINES,
     FileDiff,
@@ -85,16 +92,31 @@ def test_a_long_file_is_paged_and_a_short_one_is_one_page() -> None:
 
 
 def test_a_cut_diff_is_said_with_the_command_that_shows_it_whole() -> None:
-    whole = closure(TWO_FILES)
-    assert cut_note(whole.context) is None
-    cut = closure(TWO_FILES, diff_cut_at=20_000, diff_range="abc~1..def")
-    assert cut_note(cut.context) == (
+    assert cut_note(None, "git diff a..b") is None
+    cut = review_diff(closure(TWO_FILES, diff_cut_at=20_000, diff_range="abc~1..def"))
+    assert cut is not None and cut.cut == (
         "the diff is cut at 20000 characters here; see the whole in the project with: "
         "git diff abc~1..def"
     )
     older = closure(TWO_FILES, diff_cut_at=20_000)  # a checkpoint written before the range
-    note = cut_note(older.context)
-    assert note is not None and note.endswith(f"git show {older.context.commit_sha}")
+    shown = review_diff(older)
+    assert shown is not None and shown.cut is not None
+    assert shown.cut.endswith(f"git show {older.context.commit_sha}")
+
+
+@pytest.mark.parametrize("build", [samples.regression_approval, samples.mr_review])
+def test_regression_and_mr_review_show_their_diff_when_they_carry_one(
+    build: Callable[[], Checkpoint],
+) -> None:
+    bare = build()
+    assert review_diff(bare) is None and diff_lines(bare) == []
+    excerpt = DiffExcerpt(stat=" 2 files changed", text=TWO_FILES, range="main...HEAD", cut_at=5)
+    context = bare.context.model_copy(update={"diff": excerpt})
+    with_diff = bare.model_copy(update={"context": context})
+    lines = diff_lines(with_diff)
+    assert lines[0] == "DIFF (2 files changed):"
+    assert "+    return a + b" in "\n".join(lines)
+    assert lines[-1].endswith("git diff main...HEAD")
 
 
 def test_the_cli_text_has_every_line_of_the_diff_a_heading_per_file_and_the_cut() -> None:

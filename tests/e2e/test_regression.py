@@ -16,7 +16,11 @@ from common.atomic import read_model
 from common.errors import CheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.checkpoint import CheckpointType, RegressionApprovalCheckpoint
+from common.schemas.checkpoint import (
+    CheckpointType,
+    MrReviewCheckpoint,
+    RegressionApprovalCheckpoint,
+)
 from common.schemas.milestone import FileMilestone
 from common.workspace import checkpoints
 from common.workspace.setup import prepare_workspace
@@ -68,6 +72,17 @@ async def test_a_regression_stops_at_regression_approval_until_an_action_is_chos
         "tests/test_normalize.py::test_collapses_inner_whitespace",
         "tests/test_normalize.py::test_trims_both_ends",
     ]
+    shown = regression.context.diff  # the code that broke the tests, to review
+    assert shown is not None and shown.cut_at is None
+    committed = subprocess.run(
+        ["git", "-C", str(project), "diff", "--text", shown.range],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert shown.text == committed.rstrip("\n") and "+" in shown.text
+    mr = next(e for e in checkpoints.history(files) if isinstance(e, MrReviewCheckpoint))
+    assert mr.context.diff is not None and mr.context.diff.range.endswith("...HEAD")
     assert read_model(files.state, AgentState).phase is Phase.DONE
     issues = read_model(files.milestone, FileMilestone).issues
     if action == "defer":

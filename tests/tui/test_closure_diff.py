@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Footer, Header, Static
 
-from common.schemas.checkpoint import IssueClosureCheckpoint
+from common.schemas.checkpoint import Checkpoint, DiffExcerpt, IssueClosureCheckpoint
 from tests.tui import samples
 from tests.tui.test_snapshots import CSS
 from tui.modals.checkpoint_dialog import CheckpointDialog
@@ -49,7 +50,7 @@ class ClosureApp(App[None]):
 
     CSS_PATH = CSS
 
-    def __init__(self, checkpoint: IssueClosureCheckpoint, *, review: bool) -> None:
+    def __init__(self, checkpoint: Checkpoint, *, review: bool) -> None:
         super().__init__()
         self.item = Waiting("agent_1", Path("/srv/ws"), checkpoint)
         self.review = review
@@ -140,3 +141,30 @@ def test_snapshot_closure_review_with_a_diff_80x24(snap_compare: SnapCompare) ->
         two_file_closure(diff_cut_at=20_000, diff_range="1304a2b~1..1304a2b"), review=True
     )
     assert snap_compare(app, terminal_size=SMALL, run_before=to_the_second_file)
+
+
+@pytest.mark.parametrize("build", [samples.regression_approval, samples.mr_review])
+async def test_regression_and_mr_review_show_their_diff_in_dialog_and_review(
+    build: Callable[[], Checkpoint],
+) -> None:
+    bare = build()
+    excerpt = DiffExcerpt(stat=" 2 files changed", text=samples.DIFF + TEST_DIFF, range="m...HEAD")
+    context = bare.context.model_copy(update={"diff": excerpt})
+    checkpoint = bare.model_copy(update={"context": context})
+    for review in (False, True):
+        app = ClosureApp(checkpoint, review=review)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            view = app.screen.query_one(DiffView)
+            assert [item.path for item in view.review.files] == [
+                "textkit/slug.py",
+                "tests/test_slug.py",
+            ]
+            await pilot.press("ctrl+down" if review else "right_square_bracket")
+            await pilot.pause()
+            assert view.current_file == 0
+    app = ClosureApp(bare, review=True)  # a checkpoint without a diff: no view, no keys
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query(DiffView)
+        assert app.screen.check_action("diff_file", (1,)) is False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import faultpoints, integrity, model_words
+from agent.core import diff_excerpt, faultpoints, integrity, model_words
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
 from agent.core.stages import held_files
@@ -159,6 +159,7 @@ async def mr_review(run: Run) -> None:
                 commits=log.splitlines(),
                 test_run=run.state.last_test_run,
                 flagged=flagged,
+                diff=diff_excerpt.excerpt(project, f"{spec.target_branch}...HEAD"),
             ),
         )
 

@@ -6,6 +6,7 @@ the full suite and quality checks before the merge request (no issue in progress
 
 from __future__ import annotations
 
+from agent.core import diff_excerpt
 from agent.core.orchestrator import Run
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -45,6 +46,7 @@ async def regression_approval(run: Run) -> None:
                 issue_title=issue.title,
                 newly_failing=state.regression,
                 test_run=test_run,
+                diff=diff_excerpt.issue_excerpt(run.spec.project_dir, state.issue_commits),
             ),
         )
 
@@ -103,6 +105,7 @@ async def _regression_before_mr(run: Run) -> None:
                 issue_title="",
                 newly_failing=state.regression,
                 test_run=shown,
+                diff=diff_excerpt.excerpt(run.spec.project_dir, f"{run.spec.target_branch}...HEAD"),
             ),
         )
 

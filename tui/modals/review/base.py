@@ -20,10 +20,12 @@ from textual.widgets import Button, Footer, Input, Static
 
 from common.schemas.checkpoint import CheckpointBase
 from common.untrusted_text import printable_line
+from common.workspace.diff_text import review_diff
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.services.decide import Answer
 from tui.services.pending import Waiting
+from tui.widgets.diff_view import DiffView
 
 CheckpointT = TypeVar("CheckpointT", bound=CheckpointBase)
 
@@ -36,6 +38,8 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         Binding("ctrl+n", "reject", "Reject"),
         Binding("escape", "back", "Back to the dialog"),
         Binding("f1", "app.help", "Help"),
+        Binding("ctrl+down", "diff_file(1)", "Next file"),
+        Binding("ctrl+up", "diff_file(-1)", "Prev file"),
     ]
 
     #: Whether a reason can go with the answer (the feedback for a rejected proposal).
@@ -88,6 +92,23 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     def compose_body(self) -> ComposeResult:
         """The type's details; the default shows the dialog's context lines."""
         yield Static(checkpoint_text.details(self.item.checkpoint), markup=False)
+
+    def diff_view(self) -> ComposeResult:
+        """The checkpoint's diff, file by file, if it carries one."""
+        review = review_diff(self.item.checkpoint)
+        if review is not None:
+            yield DiffView(review, keys="ctrl+↓ next file, ctrl+↑ previous", id="diff")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The diff's keys exist (and show in the footer) only where there is a diff."""
+        if action == "diff_file":
+            return review_diff(self.item.checkpoint) is not None
+        return True
+
+    def action_diff_file(self, step: int) -> None:
+        """Jump to the next or previous file of the diff."""
+        for view in self.query(DiffView).results(DiffView):
+            view.jump(step)
 
     def choice(self) -> str | None:
         """The explicit choice to approve with; ``None`` approves with the default."""

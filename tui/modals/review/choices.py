@@ -147,6 +147,7 @@ class RegressionApprovalReview(ActionChoice[RegressionApprovalCheckpoint]):
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Action (Enter applies):", classes="heading")
         yield self.action_list({action.value: ACTION_HELP[action] for action in context.actions})
+        yield from self.diff_view()
 
 
 BUDGET_HELP = {

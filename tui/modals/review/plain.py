@@ -7,10 +7,7 @@ its programs'): each is escaped (:mod:`common.untrusted_text`) and shown as plai
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import Markdown, SelectionList, Static
 from textual.widgets.selection_list import Selection
@@ -26,11 +23,9 @@ from common.schemas.checkpoint import (
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import printable, printable_line
-from common.workspace.diff_text import review_diff
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
 from tui.services.pending import Waiting
-from tui.widgets.diff_view import DiffView
 
 
 def test_run_text(run: TestRun | None, heading: str = "Tests") -> str:
@@ -98,10 +93,6 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
     the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
     HEADING = "Implementation"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+down", "diff_file(1)", "Next file"),
-        Binding("ctrl+up", "diff_file(-1)", "Prev file"),
-    ]
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -121,13 +112,7 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
                 id="flagged",
             )
         yield Static(test_run_text(context.test_run), markup=False)
-        review = review_diff(self.checkpoint)
-        assert review is not None  # an issue_closure always carries its diff
-        yield DiffView(review, keys="ctrl+↓ next file, ctrl+↑ previous", id="diff")
-
-    def action_diff_file(self, step: int) -> None:
-        """Jump to the next or previous file of the diff."""
-        self.query_one("#diff", DiffView).jump(step)
+        yield from self.diff_view()
 
     def __init__(
         self, item: Waiting, checkpoint: IssueClosureCheckpoint, subtitle: str = ""
@@ -196,3 +181,4 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Description (the model's words):", classes="heading", markup=False)
         yield Markdown(printable(context.description), id="description")
+        yield from self.diff_view()
