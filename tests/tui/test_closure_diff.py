@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.syntax import Syntax
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Footer, Header, Static
@@ -168,3 +169,17 @@ async def test_regression_and_mr_review_show_their_diff_in_dialog_and_review(
         await pilot.pause()
         assert not app.screen.query(DiffView)
         assert app.screen.check_action("diff_file", (1,)) is False
+
+
+async def test_a_large_file_is_paged_and_every_line_is_there() -> None:
+    lines = [f"+line_{n} = {n}" for n in range(450)]
+    big = "diff --git a/big.py b/big.py\n+++ b/big.py\n" + "\n".join(lines) + "\n"
+    app = ClosureApp(two_file_closure(diff=big), review=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(DiffView)
+        (heading,) = [str(h.render()) for h in view.query(".diff-file").results(Static)]
+        assert heading == "file 1/1 big.py (+450 −0) — 3 pages"
+        pages = [s.content for s in view.query(Static).results(Static)]
+        codes = "\n".join(page.code for page in pages if isinstance(page, Syntax))
+        assert codes.splitlines()[2:] == lines  # paged, nothing dropped
