@@ -9,6 +9,7 @@ the open dialog.
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from agent.control import answer
 from agent.daemon.client import DaemonClient
@@ -31,6 +32,7 @@ from tui.modals.review.base import ReviewScreen
 from tui.screens.wizard import WizardDefaults
 from tui.screens.wizard.options import AdvancedStep
 from tui.screens.wizard.repo import RepoStep
+from tui.screens.wizard.spec import SpecStep
 from tui.services.link import DaemonLink
 
 pytestmark = pytest.mark.slow
@@ -57,7 +59,11 @@ async def test_wizard_dialogs_and_review_choices_drive_a_real_agent(
     app = tui(demo_spec, wizard=True)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, RepoStep), "the wizard")
-        for _ in range(4):  # repository, spec, branch and options: all defaults
+        for step in range(4):  # repository, spec (pasted: it starts empty), branch, options
+            if step == 1:
+                await wait_until(pilot, lambda: isinstance(app.screen, SpecStep), "the spec")
+                app.post_message(events.Paste(str(demo_spec.spec_file)))
+                await pilot.pause()
             await pilot.press("enter")
             await pilot.pause()
         await wait_until(pilot, lambda: isinstance(app.screen, AdvancedStep), "the last step")

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import Footer, Header, Tree
+from textual.widgets import Footer, Header, Input, Tree
 
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
@@ -118,6 +119,10 @@ async def reach(pilot: Pilot[None], step: type[WizardStep], keys: tuple[str, ...
     await pilot.pause()
 
 
+SPEC_PASTE = "paste:spec"
+"""Not a key: the spec's path pasted on the spec step."""
+
+
 def wizard_app(home_projects: Path) -> HarnessApp:
     app, _ = make_app([], start_dir=home_projects, wizard=True)
     return app
@@ -135,9 +140,9 @@ def test_wizard_repository_step(snap_compare: SnapCompare, home_projects: Path) 
     ("step", "keys"),
     [
         (SpecStep, ("down", "down", "enter")),
-        (BranchStep, ("down", "down", "enter", "enter")),
-        (OptionsStep, ("down", "down", "enter", "enter", "enter")),
-        (AdvancedStep, ("down", "down", "enter", "enter", "enter", "enter")),
+        (BranchStep, ("down", "down", "enter", SPEC_PASTE, "enter")),
+        (OptionsStep, ("down", "down", "enter", SPEC_PASTE, "enter", "enter")),
+        (AdvancedStep, ("down", "down", "enter", SPEC_PASTE, "enter", "enter", "enter")),
     ],
     ids=["spec", "branch", "options", "advanced"],
 )
@@ -147,9 +152,19 @@ def test_wizard_steps(
     step: type[WizardStep],
     keys: tuple[str, ...],
 ) -> None:
+    spec = home_projects / "textkit-helpers.md"
+
+    def spec_pasted() -> bool:
+        return app.screen.query_one("#path", Input).value == str(spec)
+
     async def go(pilot: Pilot[None]) -> None:
         await reach(pilot, RepoStep)
         for key in keys:
+            if key == SPEC_PASTE:  # the spec step starts empty: paste the spec's path
+                await reach(pilot, SpecStep)
+                pilot.app.post_message(events.Paste(str(spec)))
+                await wait_until(pilot, spec_pasted, "the pasted spec")
+                continue
             await pilot.press(key)
             await wait_until(
                 pilot,
@@ -158,7 +173,8 @@ def test_wizard_steps(
             )
         await reach(pilot, step)
 
-    assert snap_compare(wizard_app(home_projects), terminal_size=SIZE, run_before=go)
+    app = wizard_app(home_projects)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
 
 
 def test_running_view(snap_compare: SnapCompare, home_projects: Path) -> None:
@@ -420,9 +436,19 @@ def test_cockpit_reason_prompt(
 def test_cockpit_wizard(
     snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
 ) -> None:
+    app = wizard_app(home_projects)
+    spec = str(home_projects / "textkit-helpers.md")
+
     async def options(pilot: Pilot[None]) -> None:
         await reach(pilot, RepoStep)
-        for key in ("down", "down", "enter", "enter", "enter"):
+        for key in ("down", "down", "enter", SPEC_PASTE, "enter", "enter"):
+            if key == SPEC_PASTE:  # the spec step starts empty: paste the spec's path
+                await reach(pilot, SpecStep)
+                app.post_message(events.Paste(spec))
+                await wait_until(
+                    pilot, lambda: app.screen.query_one("#path", Input).value == spec, "paste"
+                )
+                continue
             await pilot.press(key)
             await wait_until(
                 pilot,
@@ -431,4 +457,4 @@ def test_cockpit_wizard(
             )
         await reach(pilot, OptionsStep)
 
-    assert snap_compare(wizard_app(home_projects), terminal_size=size, run_before=options)
+    assert snap_compare(app, terminal_size=size, run_before=options)

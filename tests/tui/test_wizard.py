@@ -7,7 +7,10 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from textual.widgets import Checkbox, Input
+from textual import events
+from textual.app import ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, Input, Tree
 
 from agent.control.demo import prepare_demo
 from common.schemas.spec import AgentSpec
@@ -53,6 +56,32 @@ def error_text(app: HarnessApp) -> str:
     return str(app.screen.query_one("#step-error").render())
 
 
+def path_value(app: HarnessApp) -> str:
+    return app.screen.query_one("#path", Input).value
+
+
+async def paste(app: HarnessApp, text: str) -> None:
+    """A bracketed paste as the terminal delivers it: to whatever has the focus."""
+    app.post_message(events.Paste(text))
+
+
+def type_fast(app: HarnessApp, *keys: str) -> None:
+    """Keys queued at once, none waiting for the screen to settle (a person typing on
+    while a step changes on a loaded machine)."""
+    for key in keys:
+        character = key if len(key) == 1 else None
+        app.post_message(events.Key(key, character))
+
+
+async def give_spec(pilot: Pilot[None], spec: Path) -> None:
+    """On the spec step (which starts empty), paste ``spec``'s path."""
+    app = pilot.app
+    assert isinstance(app, HarnessApp)
+    await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+    await paste(app, str(spec))
+    await wait_until(pilot, lambda: path_value(app) == str(spec), "the pasted path")
+
+
 async def test_the_wizard_starts_an_agent_with_what_was_chosen(projects: Path) -> None:
     app, link = make_app([], start_dir=projects, wizard=True)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -68,7 +97,8 @@ async def test_the_wizard_starts_an_agent_with_what_was_chosen(projects: Path) -
         )
         await pilot.press("enter")
         await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
-        assert app.screen.query_one("#path", Input).value.endswith("app-spec.md")
+        assert path_value(app) == "", "the spec step starts empty: nothing is guessed"
+        await give_spec(pilot, projects / "app-spec.md")
         await pilot.press("enter")
         await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
         await pilot.press("enter")  # main is highlighted
@@ -96,7 +126,7 @@ async def test_enter_goes_through_with_the_defaults_and_esc_goes_back(projects: 
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        await give_spec(pilot, projects / "app-spec.md")
         await pilot.press("enter")
         await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
         await pilot.press("down", "escape")  # dev highlighted, then back
@@ -135,6 +165,8 @@ async def test_the_daemon_s_refusal_is_shown_on_the_last_step(projects: Path) ->
         for step in steps:
             await pilot.press("enter")
             await wait_until(pilot, partial(on_step, app, step), step.__name__)
+            if step is SpecStep:
+                await give_spec(pilot, projects / "app-spec.md")
         await pilot.press("enter")
         await wait_until(pilot, lambda: "already running" in error_text(app), "the refusal")
         assert on_step(app, AdvancedStep)
@@ -179,6 +211,8 @@ async def test_the_next_wizard_starts_in_the_last_repository(projects: Path) -> 
         for step in (SpecStep, BranchStep, OptionsStep, AdvancedStep):
             await pilot.press("enter")
             await wait_until(pilot, partial(on_step, app, step), step.__name__)
+            if step is SpecStep:
+                await give_spec(pilot, projects / "app-spec.md")
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(link.started), "the start")
     remembered = load_memory().last_repository
@@ -195,6 +229,8 @@ async def test_the_embedded_model_is_refused_for_a_users_own_spec(projects: Path
         for step in (SpecStep, BranchStep, OptionsStep, AdvancedStep):
             await pilot.press("enter")
             await wait_until(pilot, partial(on_step, app, step), step.__name__)
+            if step is SpecStep:
+                await give_spec(pilot, projects / "app-spec.md")
         assert "local" not in str(app.screen.render())
         app.screen.query_one("#model", Input).value = "local"
         await pilot.press("enter")
@@ -220,7 +256,95 @@ async def test_tick_boxes_show_their_state_in_text(projects: Path) -> None:
         for step in (SpecStep, BranchStep, OptionsStep):
             await pilot.press("enter")
             await wait_until(pilot, partial(on_step, app, step), step.__name__)
+            if step is SpecStep:
+                await give_spec(pilot, projects / "app-spec.md")
         box = app.screen.query_one("#file_only_mode", Checkbox)
         assert str(box.render()).startswith("[x]")
         await pilot.press("space")
         await wait_until(pilot, lambda: str(box.render()).startswith("[ ]"), "the untick")
+
+
+async def test_the_spec_step_starts_empty_in_the_repository_and_enter_does_not_guess(
+    projects: Path,
+) -> None:
+    (projects / "app" / "docs").mkdir()
+    (projects / "app" / "docs" / "feature.md").write_text("# Feature\n")
+    app, link = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        tree = app.screen.query_one("#tree", Tree)
+        await wait_until(pilot, lambda: bool(tree.root.children), "the tree")
+        assert path_value(app) == ""
+        assert tree.root.data is not None and tree.root.data.path == projects / "app"
+        for _ in range(4):  # four Enters start nothing: the spec is never guessed
+            await pilot.press("enter")
+        assert on_step(app, SpecStep)
+        assert "Choose the specification file." in error_text(app)
+        await pilot.press(*"docs/feature.md")  # relative to the repository
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
+    assert link.started == []
+    assert app.running.defaults.start_dir == projects / "app"
+
+
+async def test_a_walk_with_a_path_pasted_into_the_tree_and_fast_typing(projects: Path) -> None:
+    app, link = make_app([], start_dir=projects, wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        await pilot.press("down")  # into the folder tree
+        await wait_until(pilot, lambda: isinstance(app.focused, Tree), "the tree's focus")
+        await paste(app, f"{projects / 'app'}\n")  # pasted while the tree has the focus
+        await wait_until(pilot, lambda: path_value(app) == str(projects / "app"), "the paste")
+        # Enter, then the spec's path typed at once while the step changes
+        type_fast(app, "enter", *str(projects / "app-spec.md"))
+        await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+        await wait_until(
+            pilot, lambda: path_value(app) == str(projects / "app-spec.md"), "every key typed"
+        )
+        await pilot.press("down")  # into the file tree; letters typed there go to the path
+        await wait_until(pilot, lambda: isinstance(app.focused, Tree), "the tree's focus")
+        await pilot.press(*"README.md")
+        await wait_until(pilot, lambda: path_value(app) == "README.md", "the typed path")
+        await pilot.press("down")
+        await wait_until(pilot, lambda: isinstance(app.focused, Tree), "the tree's focus")
+        await paste(app, str(projects / "app-spec.md"))
+        await wait_until(
+            pilot, lambda: path_value(app) == str(projects / "app-spec.md"), "the pasted path"
+        )
+        type_fast(app, "enter", "enter", "enter", "3", "enter")
+        await wait_until(pilot, lambda: bool(link.started), "the start")
+    spec = link.started[0]
+    assert (spec.project_dir, spec.spec_file) == (projects / "app", projects / "app-spec.md")
+    assert spec.max_iterations == 3, "the keys typed on the last step landed there"
+
+
+class SlowStep(WizardStep):
+    """A step whose path field appears only after a while, as on a loaded machine."""
+
+    TYPED_FIELD = "#path"
+
+    def compose_step(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.set_timer(0.3, self._build)
+
+    def _build(self) -> None:
+        self.query_one("#wizard").mount(Input(id="path"))
+
+
+async def test_keys_typed_before_the_field_exists_land_in_it_in_order(projects: Path) -> None:
+    app, _ = make_app([], start_dir=projects / "app", wizard=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: on_step(app, RepoStep), "the repository step")
+        assert isinstance(app.screen, WizardStep)
+        app.screen.wizard.steps = [SlowStep]
+        app.screen.wizard.index = -1
+        type_fast(app, "enter", *"spec.md")
+        await wait_until(pilot, lambda: on_step(app, SlowStep), "the slow step")
+        assert not app.screen.query("#path"), "the field is not there yet"
+        await wait_until(pilot, lambda: bool(app.screen.query("#path")), "the field")
+        await wait_until(pilot, lambda: path_value(app) == "spec.md", "the early keys")
+        assert app.screen.query_one("#path", Input).has_focus

@@ -47,6 +47,7 @@ class RepoStep(WizardStep):
         "Type or paste a path (→ completes a folder), or Tab to the browser: arrows move, "
         "Space opens a folder, Ctrl+O goes up. Enter continues."
     )
+    TYPED_FIELD = "#path"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "parent", "Parent folder"),
         Binding("down", "browse", "Browse", show=False),

@@ -3,42 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, Tree
 from textual.widgets.directory_tree import DirEntry
 
-from tui.labels import display_path, typed_path
+from tui.labels import display_path
 from tui.screens.wizard.base import WizardStep
 from tui.services.demo_spec import plays_demo
-from tui.widgets.folder_tree import SPEC_SUFFIXES, SpecTree
+from tui.widgets.folder_tree import SpecTree
 
 PREVIEW_LINES = 8
-#: Files that are never the spec, however Markdown they are.
-NOT_SPECS = frozenset({"readme", "changelog", "license", "contributing", "claude", "agents"})
 
 
-def spec_candidates(repository: Path) -> list[Path]:
-    """Likely specs: Markdown/text files beside the repository and in its top folder.
-
-    Names with ``spec`` come first; READMEs and the like are left out.
-    """
-    found: list[Path] = []
-    for folder in (repository.parent, repository):
-        try:
-            entries = sorted(folder.iterdir())
-        except OSError:
-            continue
-        found += [
-            path
-            for path in entries
-            if path.is_file()
-            and path.suffix.lower() in SPEC_SUFFIXES
-            and path.stem.lower() not in NOT_SPECS
-            and not path.name.startswith(".")
-        ]
-    return sorted(found, key=lambda path: "spec" not in path.name.lower())
+def spec_path(text: str, repository: Path) -> Path:
+    """A typed or pasted spec path: ``~`` expanded, a relative one inside the repository
+    (the folder the step shows), not the working folder the TUI happened to start in."""
+    path = Path(text.strip()).expanduser()
+    return path if path.is_absolute() else repository / path
 
 
 def preview(path: Path) -> str:
@@ -54,32 +39,51 @@ def preview(path: Path) -> str:
 
 
 class SpecStep(WizardStep):
-    """Files beside and inside the repository; the highlighted file fills the path."""
+    """The repository's files; a typed or pasted path, or the file highlighted in the tree.
+
+    The path starts empty (or with the spec chosen before, when going back): a guess
+    would let four Enters start an agent on a file nobody chose.
+    """
 
     STEP_TITLE = "Select spec file"
-    HELP = "Arrows move, Space opens a folder, Enter continues with the file in the path field."
+    HELP = (
+        "Type or paste the spec's path (anywhere), or ↓ to browse the repository: arrows "
+        "move, Space opens a folder. Enter continues with the file in the path field."
+    )
+    TYPED_FIELD = "#path"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "browse", "Browse", show=False),
+    ]
 
     def compose_step(self) -> ComposeResult:
-        repository = self.state.repository
-        assert repository is not None, "the repository step comes first"
         chosen = self.state.spec_file
-        if chosen is None:
-            candidates = spec_candidates(repository)
-            chosen = candidates[0] if candidates else None
         yield Input(
-            display_path(chosen) if chosen else "", placeholder="path to the spec", id="path"
+            display_path(chosen) if chosen else "",
+            placeholder="path to the spec",
+            id="path",
         )
         yield Static(preview(chosen) if chosen else "(choose a file)", id="preview", markup=False)
-        yield SpecTree(repository.parent, id="tree")
+        yield SpecTree(self._repository, id="tree")
+
+    @property
+    def _repository(self) -> Path:
+        assert self.state.repository is not None, "the repository step comes first"
+        return self.state.repository
 
     def on_mount(self) -> None:
-        self.query_one("#tree", SpecTree).focus()
+        self.query_one("#path", Input).focus()
+
+    def action_browse(self) -> None:
+        """Down in the path field moves into the file browser (the tree takes it from there)."""
+        tree = self.query_one("#tree", SpecTree)
+        tree.focus()
+        tree.action_cursor_down()
 
     def accept(self) -> str | None:
         text = self.query_one("#path", Input).value
         if not text.strip():
             return "Choose the specification file."
-        path = typed_path(text)
+        path = spec_path(text, self._repository)
         if not path.is_file():
             return f"{display_path(path)} is not a file."
         if path.stat().st_size == 0:
@@ -89,11 +93,15 @@ class SpecStep(WizardStep):
 
     @on(Tree.NodeHighlighted, "#tree")
     def entry_highlighted(self, event: Tree.NodeHighlighted[DirEntry]) -> None:
+        # Only while the person browses: the tree's first highlight as it loads must not
+        # fill the empty field, nor overwrite a path typed or pasted meanwhile.
+        if not self.query_one("#tree", SpecTree).has_focus:
+            return
         if event.node.data is not None and event.node.data.path.is_file():
             self.query_one("#path", Input).value = display_path(event.node.data.path)
 
     @on(Input.Changed, "#path")
     def path_typed(self, event: Input.Changed) -> None:
-        path = typed_path(event.value) if event.value.strip() else Path()
+        path = spec_path(event.value, self._repository) if event.value.strip() else Path()
         self.query_one("#preview", Static).update(preview(path))
         self.show_error("")
