@@ -76,6 +76,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         issues_total=total,
         spend=state.spend if state is not None else Spend(),
         ended_at=exit_status.ended_at if exit_status is not None else None,
+        spec=record.spec,
     )
 
 

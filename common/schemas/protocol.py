@@ -143,6 +143,8 @@ class AgentInfo(StrictModel):
     """Tokens and cost of the agent's sessions so far."""
     ended_at: datetime | None = None
     """When the agent process ended (from its exit status), for elapsed times."""
+    spec: AgentSpec | None = None
+    """The spec it runs, so that a client can run it again in a new workspace (fresh)."""
 
 
 class Hello(StrictModel):

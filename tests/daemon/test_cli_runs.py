@@ -21,6 +21,7 @@ from agent.daemon.lifecycle import daemon_running, start_daemon
 from common.schemas.daemon_state import AgentStatus, DaemonStatusFile
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
+from tui.services.link import DaemonLink
 
 from .conftest import FAKE_AGENT, REPO_ROOT, MakeSpec
 from .helpers import WAIT, event_where, snapshot
@@ -166,3 +167,18 @@ async def test_logs_prints_the_tail_and_follow_ends_with_the_agent(
 
     assert followed.returncode == 0, followed.stderr
     assert followed.stdout.endswith("last words\n")
+
+
+async def test_the_tuis_run_again_starts_the_reported_spec_in_a_new_workspace(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    specs = specs_file(make_spec("fail"), tmp_path)
+    assert (await harness("run", "--specs", f"@{specs}")).returncode == 0
+    failed = await status_reached("agent_1", AgentStatus.FAILED)
+    assert failed.spec is not None, "the daemon reports the spec it runs"
+
+    again = await DaemonLink(autostart=False).start(failed.spec, fresh=True)  # the TUI's "g"
+
+    assert again.name == "agent_2"
+    assert again.spec == failed.spec
+    assert again.workspace.name == f"{failed.workspace.name}-2"

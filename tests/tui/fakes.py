@@ -83,10 +83,11 @@ class FakeLink:
         """The link's connection changed (the daemon went away, say)."""
         self._events.put_nowait(connection)
 
-    async def start(self, spec: AgentSpec) -> AgentInfo:
+    async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
         if self.refuse_start:
             raise DaemonError(self.refuse_start)
         self.started.append(spec)
+        self.calls.append(("start fresh" if fresh else "start", str(spec.spec_file)))
         name = f"agent_{len(self.agents) + 1}"
         info = agent_info(name, spec.project_dir / ".claude-agent" / "ws", project=spec.project_dir)
         self.push(info)

@@ -1,4 +1,5 @@
-"""The actions on agents that go through the daemon: auto-accept, stop, resume, remove.
+"""The actions on agents that go through the daemon: auto-accept, stop, resume, run again,
+remove.
 
 Each command runs in its own worker on its own short connection, so a slow
 ``stop`` never freezes the screen; what the daemon answers is applied at once
@@ -14,6 +15,7 @@ from textual.screen import Screen
 from common.errors import HarnessError
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
+from common.schemas.spec import AgentSpec
 from tui import labels
 from tui.messages import AgentChanged
 from tui.modals.confirm import ConfirmScreen
@@ -68,11 +70,24 @@ class AgentCommands(Screen[None]):
             return
         if info.status not in RESUMABLE:
             self.notify(
-                f"{info.name} is {info.status.value}; only a stopped or failed agent resumes."
+                f"{info.name} is {info.status.value}; only a stopped or failed agent resumes"
+                + (" (g runs its spec again)." if info.status in ENDED else ".")
             )
             return
         self.notify(f"resuming {info.name}…")
         self._resume(info.name)
+
+    def action_run_again(self) -> None:
+        """Run the selected ended agent's spec again, in a new workspace (the old one is
+        kept), as ``harness run --fresh`` does: a done agent has nothing left to resume."""
+        info = self._need_selected()
+        if info is None:
+            return
+        if info.status not in ENDED or info.spec is None:
+            self.notify(f"{info.name} is {info.status.value}; only an ended agent runs again.")
+            return
+        self.notify(f"running {info.spec_file.name} again in a new workspace…")
+        self._run_again(info.spec)
 
     def action_remove_finished(self) -> None:
         """Forget every ended (done, failed or stopped) agent, after a confirmation."""
@@ -137,6 +152,16 @@ class AgentCommands(Screen[None]):
             return
         self.post_message(AgentChanged(info))
         self.notify(f"{name} resumed.")
+
+    @work(group="command")
+    async def _run_again(self, spec: AgentSpec) -> None:
+        try:
+            info = await self.link.start(spec, fresh=True)
+        except HarnessError as e:
+            self.notify(str(e), title="Run again", severity="error")
+            return
+        self.post_message(AgentChanged(info))
+        self.notify(f"{info.name} started: {spec.spec_file.name} again, in a new workspace.")
 
     @work(group="command")
     async def _remove_all(self, names: list[str]) -> None:

@@ -54,6 +54,7 @@ class RunningScreen(AgentCommands):
         Binding("a", "toggle_auto_accept", "Auto", tooltip="Auto-accept"),
         Binding("s", "stop_agent", "Stop"),
         Binding("r", "resume_agent", "Resume"),
+        Binding("g", "run_again", "Run again", show=False),
         Binding("d,delete", "remove_agent", "Remove"),
         Binding("question_mark,f1", "app.help", "Help"),
         Binding("q", "app.quit", "Quit"),

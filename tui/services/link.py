@@ -47,8 +47,8 @@ class AgentLink(Protocol):
         """The agent list, then changes, until cancelled or the link gives up."""
         ...
 
-    async def start(self, spec: AgentSpec) -> AgentInfo:
-        """Start an agent for ``spec``."""
+    async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
+        """Start an agent for ``spec`` (``fresh``: in a new workspace, though it ran before)."""
         ...
 
     async def stop(self, name: str) -> AgentInfo:
@@ -106,12 +106,12 @@ class DaemonLink:
                     yield Connection(False, f"cannot start the daemon: {start_error}")
                     return
 
-    async def start(self, spec: AgentSpec) -> AgentInfo:
+    async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:
         """Start ``spec`` with this TUI's Claude credentials (refused here when it has none)."""
         credentials = credentials_from(os.environ)
         check_credentials(spec, credentials)
         async with DaemonClient.connect() as client:
-            return await client.start(spec, credentials)
+            return await client.start(spec, credentials, fresh=fresh)
 
     async def stop(self, name: str) -> AgentInfo:
         async with DaemonClient.connect() as client:
