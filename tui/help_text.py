@@ -21,7 +21,7 @@ PHASES: dict[Phase, str] = {
     Phase.MR_PHASE_TRANSITION: "final tests, then the gate into the merge request stage",
     Phase.MR_REVIEW: "a session drafts the merge request; you review it",
     Phase.MR_CREATE: "creates the merge request and checks it exists",
-    Phase.DONE: "finished: the summary shows branch, commits, issues, MR, tests, spend",
+    Phase.DONE: "finished: the summary shows branch, commits, issues, MR, tests, spend (g reruns)",
     Phase.FAILED: "stopped on an error; the reason is in the list and the log (r resumes)",
 }
 
