@@ -22,6 +22,7 @@ from collections import deque
 from contextlib import aclosing
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -39,6 +40,21 @@ WATCH_STEP_MS = 10
 WATCH_DEBOUNCE_MS = 40
 
 
+class PaneLog(Log):
+    """Textual's ``Log``, measuring new lines' width on the UI thread.
+
+    ``Log`` measures them in a thread worker that reaches for ``self.app`` when done: a
+    batch written just before the TUI exits then fails with ``NoActiveAppError`` after
+    the app is gone (seen under load, as a failed test and as a traceback on quitting).
+    A batch here is one drain of the log file, so measuring it in place costs little.
+    """
+
+    def _update_size(self, updates: int, lines: list[str]) -> None:  # type: ignore[override]
+        if lines:
+            width = max(cell_len(self._process_line(line)) for line in lines)
+            self._update_maximum_width(updates, width)
+
+
 class LogView(Vertical):
     """A title line and the log of one agent."""
 
@@ -51,7 +67,7 @@ class LogView(Vertical):
         """Whether new lines scroll the view to the end."""
         # Kept, not queried: the follow worker may wake while the TUI is closing.
         self._title = Static("No agent selected", id="log-title", markup=False)
-        self._log = Log(max_lines=MAX_LINES, auto_scroll=False, highlight=True, id="log")
+        self._log = PaneLog(max_lines=MAX_LINES, auto_scroll=False, highlight=True, id="log")
         self._log.highlighter = LogHighlighter()
         self._renderer = LogRenderer()
         self._shown: deque[str] = deque(maxlen=MAX_LINES)
