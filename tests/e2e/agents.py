@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import tempfile
@@ -92,3 +93,16 @@ async def phase_reached(files: WorkspaceFiles, phase: Phase, timeout: float = 60
 
     if not there():
         await asyncio.wait_for(watch(), timeout)
+
+
+def harness(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``harness ARGS`` as a person types it (``python -m agent.control``), in this
+    process's environment plus ``env``; generous for loaded CI machines."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent.control", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )

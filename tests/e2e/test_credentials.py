@@ -10,9 +10,7 @@ line within 30 s; a spec without credentials is refused before anything starts.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,22 +22,12 @@ from common.credentials import API_KEY, BASE_URL, CLAUDE_SECRET_VARIABLES
 from common.paths import daemon_log_path, daemon_state_path
 from tests.core.model_upstream import Upstream
 from tests.core.test_model_proxy import closed_port
+from tests.e2e.agents import harness
 from tests.gitlab.environ_probe import LAUNCHER, SEEN, install
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-api03-e2e-" + "k" * 40
 LIMIT_S = 30.0
-
-
-def harness(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.control", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, **(env or {})},
-    )
 
 
 @pytest.fixture

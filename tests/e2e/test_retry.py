@@ -4,9 +4,6 @@ finished spec is run again only ``--fresh``, in a new workspace on a branch of i
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,21 +15,11 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles, numbered_workspace
 from common.schemas.agent_state import AgentState, Phase
 from common.workspace import git
+from tests.e2e.agents import harness
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def harness(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.control", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=os.environ,
-    )
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from agent.core.log import AgentLog
 from agent.core.trace import read_trace, trace_path
 from common.paths import WorkspaceFiles
 from common.schemas.trace import ModelRequest, SessionEnd, SessionStart
-from tests.e2e.agents import REPO, demo_workspace, finish, log_text, start_agent
+from tests.e2e.agents import demo_workspace, finish, harness, log_text, start_agent
 
 pytestmark = pytest.mark.slow
 
@@ -30,17 +29,6 @@ def recorded_demo() -> Iterator[WorkspaceFiles]:
     agent = start_agent(files)
     assert finish(agent, 240) == 0, log_text(files)
     yield files
-
-
-def harness(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.control", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 def coding_session(files: WorkspaceFiles) -> int:

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +24,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.untrusted_text import MODEL_MARK
 from common.workspace import checkpoints
+from tests.e2e.agents import harness
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -39,17 +37,6 @@ RAW = ("\x1b", "\x07", "\u202e")
 #: A file the model writes: the harness keeps it out of the commit and names it escaped.
 EVIL_NAME = "notes/\x1b[2Jevil\u202etxt.md"
 EVIL_SHOWN = "notes/\\x1b[2Jevil<U+202E>txt.md"
-
-
-def harness(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.control", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ,
-    )
 
 
 @pytest.fixture

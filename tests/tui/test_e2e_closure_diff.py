@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.spec import AgentSpec
 from common.workspace import checkpoints
+from tests.e2e.agents import harness
 from tests.tui.helpers import DIALOG_TESTS, dialog, wait_until
 from tests.tui.test_e2e import AGENT_WAIT, tui, waiting_at
 from tui.widgets.diff_view import DiffView
@@ -43,17 +42,6 @@ async def pending(files: WorkspaceFiles, timeout: float = AGENT_WAIT) -> Checkpo
             return found
         await asyncio.sleep(0.2)
     raise AssertionError("no checkpoint came")
-
-
-def harness(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.control", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ,
-    )
 
 
 async def test_the_closure_shows_the_committed_code_in_the_dialog_and_the_cli(
