@@ -39,3 +39,20 @@ def test_an_ordinary_glob_is_judged_as_before(tmp_path: Path) -> None:
     (tmp_path / "out").symlink_to("/etc")
     assert judge_command("cat */passwd", context) is not None  # a match outside: denied
     assert GLOB_BUDGET >= 10_000
+
+
+def test_patterns_of_one_command_share_one_budget(tmp_path: Path) -> None:
+    """A loop multiplies patterns (200 values, the body judged twice): each one under
+    GLOB_BUDGET, together they ran for minutes in the agent; now the command is denied."""
+    for folder in range(4):
+        package = tmp_path / f"p{folder}"
+        package.mkdir()
+        for n in range(GLOB_BUDGET // 8):
+            (package / f"m{n}.py").touch()
+    context = PolicyContext.for_project(tmp_path, sandboxed=True)
+    words = " ".join(f"w{n}" for n in range(200))
+
+    assert judge_command("wc -l p*/*.py", context) is None  # one pattern: in budget
+    verdict = judge_command(f'for x in {words}; do wc -l p*/*.py "$x"; done', context)
+
+    assert verdict is not None and "too many paths to check" in verdict

@@ -29,7 +29,7 @@ from agent.core.policy.arguments import background
 from agent.core.policy.context import Denied, PolicyContext
 from agent.core.policy.expansion import MAX_WORDS, brace_words, loop_values, substitute
 from agent.core.policy.inputs import descriptor_word, standard_input_text
-from agent.core.policy.paths import check_path, resolve_in
+from agent.core.policy.paths import WalkBudget, check_path, resolve_in
 from agent.core.policy.syntax import (
     Node,
     ParseFailure,
@@ -81,9 +81,16 @@ class Judge:
     """Judges one command text; ``bash -c`` and ``eval`` texts get a child judge."""
 
     def __init__(
-        self, context: PolicyContext, cwds: set[Path], functions: set[str], depth: int = 0
+        self,
+        context: PolicyContext,
+        cwds: set[Path],
+        functions: set[str],
+        depth: int = 0,
+        budget: WalkBudget | None = None,
     ) -> None:
         self.context = context
+        self.budget = budget or WalkBudget()
+        """What the whole command (child judges included) may spend on patterns."""
         self.root = context.project_dir
         self.cwds = set(cwds)
         """Every folder the shell may be in at this point of the command."""
@@ -124,7 +131,7 @@ class Judge:
 
     def run_nested(self, command: str, *, same_shell: bool = False) -> None:
         """Judge text that another shell (``bash -c``) or this one (``eval``) will run."""
-        child = Judge(self.context, self.cwds, self.functions, self.depth + 1)
+        child = Judge(self.context, self.cwds, self.functions, self.depth + 1, self.budget)
         child.in_function = self.in_function
         child.run(command)
         if same_shell:
@@ -143,6 +150,7 @@ class Judge:
             what=what,
             removing=removing,
             system_reads=self.context.sandboxed and what != "folder",
+            budget=self.budget,
         )
 
     def judge_words(self, words: list[Word]) -> None:

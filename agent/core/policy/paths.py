@@ -14,6 +14,7 @@ import fnmatch
 import glob
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core.policy.context import Denied
@@ -45,6 +46,26 @@ _SYSTEM_SECRETS = tuple(
 )  # fmt: skip
 
 
+@dataclass
+class WalkBudget:
+    """Folder entries the path checks of ONE command may still look at, all globs together.
+
+    :data:`GLOB_BUDGET` bounds one pattern; a loop over many values (each a pattern, and
+    each loop body judged twice) multiplied it: 200 words of ``wc -l "$x"/*/*.py`` over
+    16,000 files ran for minutes in the agent. One budget per command bounds the whole.
+    """
+
+    left: int = 5 * GLOB_BUDGET
+
+    def spend(self, entries: int) -> None:
+        self.left -= entries
+        if self.left < 0:
+            raise Denied(
+                "this command's patterns match too many paths to check; name the files "
+                "or folders, or use fewer wildcards and loop values"
+            )
+
+
 def check_path(
     word: Word,
     root: Path,
@@ -54,6 +75,7 @@ def check_path(
     what: str = "path",
     removing: bool = False,
     system_reads: bool = False,
+    budget: WalkBudget | None = None,
 ) -> None:
     """Raise :class:`Denied` unless ``word`` names a place inside ``root``.
 
@@ -61,6 +83,7 @@ def check_path(
     (:data:`SANDBOX_SYSTEM_FOLDERS`) is allowed too (a sandboxed session).
 
     ``what`` names the argument in the message (``path``, ``redirection target``…).
+    ``budget``: what the whole command may still spend on expanding patterns.
     ``removing``: the write only deletes (``rm``), which a nested ``.git`` or a ``.pth``
     file may suffer (deleting one is how a nested repository becomes a plain folder);
     the harness's own folders stay off limits.
@@ -84,7 +107,7 @@ def check_path(
             f"the {what} {word.raw} uses a brace expansion; write each path out separately"
         )
     for cwd in cwds:
-        for candidate in _candidates(text, cwd, word.glob):
+        for candidate in _candidates(text, cwd, word.glob, budget or WalkBudget()):
             resolved = (cwd / candidate).resolve()
             if system_reads and not write and _in_system_folder(resolved):
                 continue
@@ -127,7 +150,7 @@ def resolve_in(text: str, cwd: Path) -> Path:
     return (cwd / text).resolve()
 
 
-def _candidates(text: str, cwd: Path, is_glob: bool) -> list[str]:
+def _candidates(text: str, cwd: Path, is_glob: bool, budget: WalkBudget) -> list[str]:
     """The names bash would pass: the glob's matches, or the text itself."""
     if not is_glob:
         return [text]
@@ -140,13 +163,16 @@ def _candidates(text: str, cwd: Path, is_glob: bool) -> list[str]:
         raise Denied(
             f"the pattern {text} could match '..'; name the folders without a hidden-file glob"
         )
-    if _glob_work(text, cwd) > GLOB_BUDGET:
+    work = _glob_work(text, cwd)
+    if work > GLOB_BUDGET:
         raise Denied(
             f"the pattern {text} matches too many paths to check; name the files or "
             "folders, or use fewer wildcards"
         )
+    budget.spend(work)
     # glob.glob, not Path.glob: the pattern may be absolute (``/etc/*``).
     matches = glob.glob(text, root_dir=cwd)  # noqa: PTH207
+    budget.spend(len(matches))  # each is resolved and checked below
     return [text, *matches]
 
 
