@@ -126,9 +126,13 @@ async def _endpoint_window(
     if meter is None:
         yield None
         return
-    with meter.window(f"session {label}", limit_usd) as spent:
-        yield spent
-    await meter.settle(spent)
+    spent: EndpointSpend | None = None
+    try:
+        with meter.window(f"session {label}", limit_usd) as spent:
+            yield spent
+    finally:  # closed first; a failed session's answers still streaming are its spend too
+        if spent is not None:
+            await meter.settle(spent)
 
 
 def with_endpoint(figures: SessionResult, spent: EndpointSpend) -> SessionResult:
