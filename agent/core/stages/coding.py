@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent.core import (
     commits,
+    diff_excerpt,
     faultpoints,
     hidden_writes,
     integrity,
@@ -28,6 +29,7 @@ from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
     ClosureDecision,
+    DiffExcerpt,
     IssueClosureCheckpoint,
     IssueClosureContext,
     IssueRef,
@@ -39,7 +41,6 @@ from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.verdict import SessionVerdict
 from common.workspace import git, pathnames
 
-DIFF_LIMIT = 20_000
 FEEDBACK_OUTPUT_LINES = 15
 HIDDEN_SHOWN = 20
 
@@ -309,11 +310,8 @@ async def issue_closure(run: Run) -> None:
         shas = state.issue_commits
         last = shas[-1]
         span = f"{shas[0]}~1..{last}"
-        # --text: a ``*.py -diff`` (or ``binary``) in the model's .gitattributes turned the
-        # code under review into "Binary files differ" (measured); the person sees it all.
-        diff = git.git(project, "diff", "--text", span)
-        cut_at = DIFF_LIMIT if len(diff) > DIFF_LIMIT else None
-        diff = diff[:DIFF_LIMIT]  # the person is told where, and how to see the whole
+        # Cut where the person is told, with the range that shows it whole (``--text``).
+        shown = diff_excerpt.excerpt(project, span) or DiffExcerpt(stat="", text="", range=span)
         flagged = held_files.still_changed(project, state.held)
         over_budget = held_files.over_budget(run, span)
         what_happened = [
@@ -344,10 +342,10 @@ async def issue_closure(run: Run) -> None:
                         git.git_bytes(project, "diff", "--name-only", "-z", span)
                     )
                 ],
-                diff_stat=git.git(project, "diff", "--stat", span),
-                diff=diff,
+                diff_stat=shown.stat,
+                diff=shown.text,
                 diff_range=span,
-                diff_cut_at=cut_at,
+                diff_cut_at=shown.cut_at,
                 test_run=state.last_test_run,
                 model_summary=state.done_summary or "",
                 gate_refusals=state.gate_refusals,
