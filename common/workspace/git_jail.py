@@ -21,6 +21,7 @@ line and :func:`environ` the environment.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -61,28 +62,38 @@ class Jail:
 
 
 @cache
-def runner() -> Path | None:
-    """The bwrap that jails the harness's git here, or ``None`` (logged once) when none runs."""
+def _probed() -> tuple[Path | None, str | None]:
+    """bwrap here and why it cannot jail, probed once per process (a probe starts one)."""
     found = bwrap.find_bwrap()
     reason = bwrap.probe(found)
     if reason is not None:
         _log.warning("the harness's git runs unjailed (hardened only): %s", reason)
-        return None
-    return found
+    return found, reason
+
+
+def runner() -> Path | None:
+    """The bwrap that jails the harness's git here, or ``None`` (logged once) when none runs."""
+    found, reason = _probed()
+    return found if reason is None else None
 
 
 def status() -> str:
     """One line for an agent's log: jailed or not, and why not."""
-    if runner() is not None:
+    _found, reason = _probed()
+    if reason is None:
         return "the harness's git runs in a jail of its own (bubblewrap, no network)"
-    return "the harness's git runs unjailed (hardened only): " + (
-        bwrap.probe(bwrap.find_bwrap()) or "bubblewrap cannot run"
-    )
+    return f"the harness's git runs unjailed (hardened only): {reason}"
 
 
 def git_binary() -> tuple[Path, Path | None]:
     """The git the harness runs (resolved on ``PATH`` now) and its exec path, if any."""
-    found = shutil.which("git")
+    return _binary_on(os.environ.get("PATH", ""))
+
+
+@cache
+def _binary_on(path: str) -> tuple[Path, Path | None]:
+    """:func:`git_binary` for one ``PATH``: looked up once, not at every git call."""
+    found = shutil.which("git", path=path)
     binary = Path(found).resolve() if found else Path("/usr/bin/git")
     return binary, _exec_path(binary)
 
