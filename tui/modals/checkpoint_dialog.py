@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from textual import work
@@ -32,7 +33,7 @@ from common.errors import (
 )
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable_line
-from common.workspace.diff_text import review_diff
+from common.workspace.diff_text import ReviewDiff, review_diff
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.modals.reason_prompt import ReasonPrompt
@@ -130,7 +131,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
                     rejected = Static(rejected_text, id="if-rejected", markup=False)
                     rejected.border_title = "IF REJECTED"
                     yield rejected
-                review = review_diff(checkpoint)
+                review = self._review
                 if review is not None:
                     yield DiffView(review, keys="] next file, [ previous", id="dialog-diff")
             yield Static("", id="notice", markup=False)
@@ -181,10 +182,15 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         if self._ready() and not self._busy:
             self.app.push_screen(review_for(self.item, self._subtitle), self._reviewed)
 
+    @cached_property
+    def _review(self) -> ReviewDiff | None:
+        """The checkpoint's diff, split and escaped once per screen."""
+        return review_diff(self.checkpoint)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The diff's keys exist (and show in the footer) only where there is a diff."""
-        if action == "diff_file":
-            return review_diff(self.checkpoint) is not None
+        if action == "diff_file":  # asked at every key and footer refresh: no diff rebuilt
+            return self._review is not None
         return True
 
     def action_diff_file(self, step: int) -> None:

@@ -9,6 +9,7 @@ refused answer is reported in one place.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import ClassVar, Generic, TypeVar
 
 from textual import on
@@ -20,7 +21,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from common.schemas.checkpoint import CheckpointBase
 from common.untrusted_text import printable_line
-from common.workspace.diff_text import review_diff
+from common.workspace.diff_text import ReviewDiff, review_diff
 from tui import labels
 from tui.modals import checkpoint_text
 from tui.services.decide import Answer
@@ -95,14 +96,19 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
 
     def diff_view(self) -> ComposeResult:
         """The checkpoint's diff, file by file, if it carries one."""
-        review = review_diff(self.item.checkpoint)
+        review = self._review
         if review is not None:
             yield DiffView(review, keys="ctrl+↓ next file, ctrl+↑ previous", id="diff")
 
+    @cached_property
+    def _review(self) -> ReviewDiff | None:
+        """The checkpoint's diff, split and escaped once per screen."""
+        return review_diff(self.item.checkpoint)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The diff's keys exist (and show in the footer) only where there is a diff."""
-        if action == "diff_file":
-            return review_diff(self.item.checkpoint) is not None
+        if action == "diff_file":  # asked at every key and footer refresh: no diff rebuilt
+            return self._review is not None
         return True
 
     def action_diff_file(self, step: int) -> None:
