@@ -205,12 +205,8 @@ def update_issue(call: Call) -> tuple[int, Body]:
         item.labels = [n for n in labels if n not in removed]
         store.ensure_labels(project, item.labels)
         event = call.text("state_event")
-        if event == "close" and item.state != "closed":
-            item.state, item.closed_at = "closed", now()
-            store.system_note(item, "closed", author)
-        elif event == "reopen" and item.state != "opened":
-            item.state, item.closed_at = "opened", None
-            store.system_note(item, "reopened", author)
+        if event in ("close", "reopen"):  # the same as its quick action, carried out first
+            actions.insert(0, QuickAction(event))
         _carry_out_on_issue(call, project, item, actions)
         item.updated_at = now()
         return 200, entities.issue(store, item)
