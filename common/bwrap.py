@@ -12,7 +12,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+"""The system folders every sandbox of ours shows read-only, when they exist. ``/etc``
+keeps the time zone, the user database and, for a push, DNS and CA certificates."""
 
 BWRAP_VARIABLE = "HARNESS_BWRAP"
 PROBE_TIMEOUT_S = 10.0
@@ -57,3 +62,27 @@ def system_mount(path: Path) -> list[str]:
     if path.is_dir():
         return ["--ro-bind", str(path), str(path)]
     return []
+
+
+def isolated_base(
+    *, network: bool, system_dirs: Sequence[str] = SYSTEM_DIRS, as_pid_1: bool = False
+) -> list[str]:
+    """The options every sandbox of ours starts with (after the bwrap binary itself).
+
+    New namespaces of every kind (the host's network only when ``network``), no
+    capability (root would otherwise get all of them inside its user namespace, enough
+    to remount the read-only binds writable: measured), gone with its parent, a new
+    session (no ``TIOCSTI`` into the caller's terminal), the system folders read-only
+    and fresh ``/dev``, ``/proc``, ``/tmp`` and ``/run``. Callers add their own folders
+    after it: later mounts cover earlier ones.
+    """
+    argv = ["--unshare-all"]
+    if as_pid_1:
+        argv.append("--as-pid-1")
+    if network:
+        argv.append("--share-net")
+    argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    for system in system_dirs:
+        argv += system_mount(Path(system))
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    return argv

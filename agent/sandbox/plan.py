@@ -16,10 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.bwrap import system_mount
+from common import bwrap
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
-"""Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one)."""
+SYSTEM_DIRS = (*bwrap.SYSTEM_DIRS, "/opt")
+"""Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one);
+``/opt`` too, where toolchains a project needs are often installed."""
 
 INSIDE_DIR = Path("/run/harness")
 """Where the relay script and the forwarded Unix sockets appear inside."""
@@ -93,7 +94,7 @@ class SandboxPlan:
     """Variables set inside on top of the inherited ones."""
 
 
-def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[str]:
+def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) -> list[str]:
     """The full command: bwrap, its options, the relay, then ``command`` inside.
 
     Order matters to bwrap: later mounts cover earlier ones, so the project is
@@ -101,15 +102,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap: Path, command: Sequence[str]) -> list[s
     """
     # --as-pid-1: no bwrap init inside; it would hold the SDK's pipes where the model's
     # commands can open them (/proc/1/fd/1). The relay is the first process instead.
-    argv = [str(bwrap), "--unshare-all", "--as-pid-1"]
-    if plan.network:
-        argv.append("--share-net")
-    # Root gets every capability inside its new user namespace unless told otherwise,
-    # enough to remount the read-only binds writable (measured): drop them all.
-    argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
-    for system in SYSTEM_DIRS:
-        argv += system_mount(Path(system))
-    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    argv = [str(bwrap_binary)]
+    argv += bwrap.isolated_base(network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True)
     for inbox in cli_inboxes(os.getuid()):
         argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]

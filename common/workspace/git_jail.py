@@ -31,10 +31,6 @@ from pathlib import Path
 
 from common import bwrap
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-"""Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one).
-``/etc`` keeps the time zone, the user database and, for a push, DNS and CA certificates."""
-
 KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ")
 """The caller's variables a jailed git keeps besides its own ``GIT_*`` ones."""
 
@@ -117,13 +113,7 @@ def argv(jail: Jail, runner_path: Path, command: Sequence[str]) -> list[str]:
     Order matters to bwrap: later mounts cover earlier ones; the repository comes last
     but for the caller's extras, so nothing can cover it with something else.
     """
-    args = [str(runner_path), "--unshare-all"]
-    if jail.network:
-        args.append("--share-net")
-    args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
-    for system in SYSTEM_DIRS:
-        args += bwrap.system_mount(Path(system))
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    args = [str(runner_path), *bwrap.isolated_base(network=jail.network)]
     for path in _git_folders():
         args += ["--ro-bind", str(path), str(path)]
     for path in jail.read_only:
@@ -178,7 +168,7 @@ def _git_folders() -> list[Path]:
     binary, exec_path = git_binary()
     folders: list[Path] = []
     for path in (binary.parent, exec_path):
-        if path is None or any(path.is_relative_to(system) for system in SYSTEM_DIRS):
+        if path is None or any(path.is_relative_to(system) for system in bwrap.SYSTEM_DIRS):
             continue
         if path not in folders:
             folders.append(path)
