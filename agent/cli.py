@@ -138,11 +138,13 @@ async def model_environment(
     if spec.uses_local_model:
         playbook = spec.playbook or DEMO_PLAYBOOK
         # Through the proxy too: it records every exchange in the trace.
+        latency = spec.model_latency_s
         async with (
-            LocalModel(playbook) as model_url,
+            LocalModel(playbook, latency_s=latency) as model_url,
             ModelProxy(Upstream(model_url, "none"), log, meter) as base_url,
         ):
-            log(f"embedded model serving {playbook.name} at {model_url}")
+            waits = f", {latency:g} s before each answer" if latency else ""
+            log(f"embedded model serving {playbook.name} at {model_url}{waits}")
             yield ModelAccess(
                 env={
                     "ANTHROPIC_BASE_URL": base_url,

@@ -7,6 +7,8 @@ one line on stderr and exit status 2. SIGTERM and SIGINT stop it cleanly; with
 outlive a parent that was killed (the parent holds the other end of the pipe).
 With ``--record FILE`` (or ``HARNESS_MODEL_RECORD``) it appends the size of every
 request it receives to FILE, for benchmarks (:mod:`agent.model.recording`).
+With ``--latency SECONDS`` every answer waits that long before it starts, as a real
+model's would (the spec's ``model_latency_s``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from types import FrameType
 
 from agent.model.playbook import PlaybookError, load_playbook
 from agent.model.recording import RECORD_ENV, RequestRecorder
-from agent.model.server import FAULTS, PlaybookServer, parse_faults
+from agent.model.server import FAULTS, PlaybookServer, parse_faults, parse_latency
 
 EXIT_USAGE = 2
 
@@ -46,6 +48,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         help=f"append one JSONL line per request (sizes by part) to this file (${RECORD_ENV})",
     )
     parser.add_argument(
+        "--latency",
+        default="0",
+        metavar="SECONDS",
+        help="wait this long before each answer, as a real model would (0)",
+    )
+    parser.add_argument(
         "--exit-with-stdin", action="store_true", help="stop when stdin reaches end of file"
     )
     return parser.parse_args(argv)
@@ -62,12 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         playbook = load_playbook(args.playbook)
         faults = parse_faults(args.faults)
+        latency_s = parse_latency(args.latency)
     except (PlaybookError, ValueError) as e:
         return _fail(str(e))
     try:
         recorder = RequestRecorder(args.record) if args.record else None
         server = PlaybookServer(
-            playbook, host=args.host, port=args.port, faults=faults, recorder=recorder
+            playbook,
+            host=args.host,
+            port=args.port,
+            faults=faults,
+            recorder=recorder,
+            latency_s=latency_s,
         )
     except OSError as e:
         return _fail(f"cannot listen on {args.host}:{args.port}: {e.strerror}")

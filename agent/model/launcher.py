@@ -40,6 +40,7 @@ class LocalModel:
         playbook: Path,
         faults: Sequence[str] = (),
         *,
+        latency_s: float = 0.0,
         log_path: Path | None = None,
         start_timeout: float = 15.0,
         stop_timeout: float = 5.0,
@@ -50,6 +51,7 @@ class LocalModel:
             playbook: the playbook JSON file.
             faults: faults for the first ``/v1/messages`` requests (``429``, ``500``,
                 ``529``, ``slow``).
+            latency_s: seconds each answer waits before it starts, as a real model's.
             log_path: where the child's stderr is appended; a private temporary file
                 when ``None`` (its last line explains a failed start).
             start_timeout: seconds to wait for the ``listening on`` line.
@@ -57,6 +59,7 @@ class LocalModel:
         """
         self.playbook = playbook
         self.faults = list(faults)
+        self.latency_s = latency_s
         self.log_path = log_path
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout
@@ -80,6 +83,8 @@ class LocalModel:
         command += ["--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
         if self.faults:
             command += ["--faults", ",".join(self.faults)]
+        if self.latency_s:
+            command += ["--latency", repr(self.latency_s)]
         return command
 
     def _environment(self) -> dict[str, str]:

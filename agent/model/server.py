@@ -4,6 +4,12 @@ One thread per connection (``ThreadingHTTPServer``); HTTP/1.1 with a
 ``Content-Length`` on every answer so the CLI can keep its connection alive.
 The only state is the fault queue and the request counter, both for tests:
 answers themselves come from the request alone.
+
+With a latency, every ``/v1/messages`` answer waits that long before its first
+byte, as a real model takes time to answer. The wait is in the request's own
+thread, so concurrent requests (parallel sessions) each wait their own latency,
+side by side. Injected error faults answer at once (an endpoint refuses before it
+thinks); ``count_tokens`` is not an answer and never waits.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -63,6 +70,30 @@ def parse_faults(text: str) -> list[Fault]:
     return faults
 
 
+def valid_latency(seconds: float) -> float:
+    """``seconds`` if it is a latency: a finite number ≥ 0.
+
+    Raises:
+        ValueError: it is not, in one line.
+    """
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"latency {seconds!r} must be a finite number of seconds ≥ 0")
+    return seconds
+
+
+def parse_latency(text: str) -> float:
+    """Parse ``--latency SECONDS``.
+
+    Raises:
+        ValueError: not a number, or not a latency (:func:`valid_latency`), in one line.
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"latency {text!r} is not a number of seconds") from None
+    return valid_latency(seconds)
+
+
 class PlaybookServer:
     """A Messages API server answering from a playbook, served from a background thread.
 
@@ -77,18 +108,22 @@ class PlaybookServer:
         faults: Sequence[str] = (),
         slow_seconds: float = SLOW_SECONDS,
         recorder: RequestRecorder | None = None,
+        latency_s: float = 0.0,
     ) -> None:
         """Bind the socket now, so the port is known before :meth:`start`.
 
         ``recorder``, when given, gets every well-formed ``/v1/messages`` request
-        (for benchmarks: what the client sends, part by part).
+        (for benchmarks: what the client sends, part by part). ``latency_s`` is how
+        long each answer waits before it starts (see the module's docstring).
 
         Raises:
-            ValueError: a fault is not one of :data:`FAULTS`.
+            ValueError: a fault is not one of :data:`FAULTS`, or the latency is not
+                a finite number of seconds ≥ 0.
             OSError: the address cannot be bound.
         """
         self.playbook = playbook
         self.slow_seconds = slow_seconds
+        self.latency_s = valid_latency(latency_s)
         self.recorder = recorder
         self._faults: deque[Fault] = deque(parse_faults(",".join(faults)))
         self._lock = threading.Lock()
@@ -227,13 +262,15 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.recorder is not None:
             owner.recorder.record(len(raw), body)
         fault = owner.next_fault()
-        if fault == "slow":
-            time.sleep(owner.slow_seconds)
-        elif fault is not None:
+        if fault is not None and fault != "slow":
             status, kind, message = _FAULT_ANSWERS[fault]
             headers = {"retry-after": "0"} if fault == "429" else {}
             self._send_error(status, kind, message, headers)
             return
+        if owner.latency_s:
+            time.sleep(owner.latency_s)  # this request's thread only: others go on
+        if fault == "slow":
+            time.sleep(owner.slow_seconds)
         try:
             payload, content_type = _answer(owner.playbook, body)
         except Exception:

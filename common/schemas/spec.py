@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, TypeAdapter, field_validator
+from pydantic import Field, TypeAdapter, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
@@ -14,6 +15,10 @@ from common.schemas.quality import QualitySettings
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
+
+#: The longest ``model_latency_s``: far beyond a real answer, well within the 10 minutes
+#: after which the CLI and the agent's model proxy give up on one.
+MAX_MODEL_LATENCY_S = 300.0
 
 
 class AgentSpec(StrictModel):
@@ -44,6 +49,10 @@ class AgentSpec(StrictModel):
     ``CLAUDE_MODEL``."""
     playbook: Path | None = None
     """The playbook the embedded model answers from (defaults to the demo's)."""
+    model_latency_s: float = Field(default=0.0, ge=0, le=MAX_MODEL_LATENCY_S, allow_inf_nan=False)
+    """Seconds the embedded model waits before each answer, as a real model takes time
+    to answer: benchmarks and tests see real-model timing (each concurrent request waits
+    its own). Only with ``model: "local"``; ``harness run --model-latency`` overrides it."""
     test_command: str | None = None
     """The project's test command; detected from the project when not given."""
     policy: PolicySettings | None = None
@@ -68,6 +77,18 @@ class AgentSpec(StrictModel):
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
         return value.expanduser().absolute() if value is not None else None
+
+    @model_validator(mode="after")
+    def _latency_only_for_the_embedded_model(self) -> AgentSpec:
+        """A real endpoint's latency is its own: a wait asked of it could only be ignored."""
+        if self.model_latency_s and not self.uses_local_model:
+            named = f"model {self.model!r}" if self.model else "CLAUDE_MODEL (no model set)"
+            raise PydanticCustomError(
+                "embedded_model_only",
+                f'model_latency_s is for the embedded model (model "{LOCAL_MODEL}") only, '
+                f"not {named}",
+            )
+        return self
 
     @property
     def uses_local_model(self) -> bool:
