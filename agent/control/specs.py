@@ -41,6 +41,34 @@ def parse_specs(text: str) -> list[AgentSpec]:
         raise SpecError(f"--specs{where}: {message[:1].lower()}{message[1:]}") from e
 
 
+def with_model_latency(specs: list[AgentSpec], text: str) -> list[AgentSpec]:
+    """``specs`` with ``model_latency_s`` set from ``harness run --model-latency SECONDS``.
+
+    The flag wins over the specs' own value, for every spec of the batch; the spec's
+    rules (a finite number of seconds from 0 to the maximum, the embedded model only)
+    judge it, so the flag and the JSON field cannot disagree on what is allowed.
+
+    Raises:
+        SpecError: not a number, out of range, or a spec that is not on the embedded model.
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise SpecError(f"--model-latency {text!r} is not a number of seconds") from None
+    updated: list[AgentSpec] = []
+    for index, spec in enumerate(specs):
+        try:
+            updated.append(
+                AgentSpec.model_validate({**spec.model_dump(), "model_latency_s": seconds})
+            )
+        except ValidationError as e:
+            message = str(e.errors()[0]["msg"])
+            raise SpecError(
+                f"--model-latency {text} for --specs[{index}]: {message[:1].lower()}{message[1:]}"
+            ) from e
+    return updated
+
+
 def _read_specs_file(path: Path) -> str:
     """The text of a ``--specs @FILE``.
 
