@@ -10,7 +10,7 @@ from typing import Literal, Protocol
 
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 
-NoteKind = Literal["research", "dependencies", "handoff", "closure", "comment"]
+NoteKind = Literal["research", "dependencies", "handoff", "closure", "comment", "spec"]
 
 
 class IssueTracker(Protocol):

@@ -36,13 +36,18 @@ class FileTracker:
     async def create_issues(self, drafts: list[IssueDraft]) -> list[TrackedIssue]:
         milestone = self._load()
         by_title = {issue.title: issue for issue in milestone.issues}
+        by_title |= {i.spec_title: i for i in milestone.issues if i.spec_title is not None}
         result: list[TrackedIssue] = []
         issues = list(milestone.issues)
         for draft in drafts:
             existing = by_title.get(draft.title)
             if existing is None:
                 existing = TrackedIssue(
-                    iid=len(issues) + 1, title=draft.title, description=draft.description()
+                    iid=len(issues) + 1,
+                    title=draft.title,
+                    description=draft.description(),
+                    spec_title=draft.title,
+                    spec_description=draft.description(),
                 )
                 issues.append(existing)
                 by_title[draft.title] = existing

@@ -23,6 +23,9 @@ class IssueDraft(StrictModel):
     user_facing_behavior: list[str] = Field(default_factory=list)
     test_criteria: list[str] = Field(default_factory=list)
     open_questions: list[str] = Field(default_factory=list)
+    spec_sections: list[str] = Field(default_factory=list)
+    """The spec's sections this issue implements, by the names the harness gave them;
+    the harness refuses unknown names and counts coverage from a person's approval."""
 
     def description(self) -> str:
         """The issue body in the spec-faithful template, omitting empty sections."""
@@ -44,7 +47,7 @@ class IssueDraft(StrictModel):
 class IssueNote(StrictModel):
     """A comment on an issue: research, dependencies, or a session handoff."""
 
-    kind: Literal["research", "dependencies", "handoff", "closure", "comment"]
+    kind: Literal["research", "dependencies", "handoff", "closure", "comment", "spec"]
     body: str
     created_at: datetime = Field(default_factory=utc_now)
 
@@ -60,6 +63,11 @@ class TrackedIssue(StrictModel):
     notes: list[IssueNote] = Field(default_factory=list)
     created_at: datetime = Field(default_factory=utc_now)
     closed_at: datetime | None = None
+    spec_title: str | None = None
+    """The title approved at spec_to_issues, kept when enrichment rewrites ``title``
+    (``None``: an issue from before this record, or not the harness's)."""
+    spec_description: str | None = None
+    """The spec-faithful description approved at spec_to_issues, kept the same way."""
 
 
 class MergeRequestRecord(StrictModel):

@@ -179,3 +179,28 @@ async def test_the_tracker_survives_a_new_instance(tracker: FileTracker) -> None
 
     assert await reopened.list_issues() == await tracker.list_issues()
     assert (await reopened.get_issue(3)).state == "closed"
+
+
+async def test_the_spec_faithful_text_is_kept_when_enrichment_rewrites_the_issue(
+    tracker: FileTracker,
+) -> None:
+    await tracker.create_issues(DRAFTS)
+    await tracker.update_issue(1, title="Parser (CSV)", description="## Guide\n1. csv.reader")
+    again = await tracker.create_issues(DRAFTS)  # a retry finds, never duplicates
+
+    (issue, *_) = stored(tracker).issues
+    assert (issue.title, issue.description) == ("Parser (CSV)", "## Guide\n1. csv.reader")
+    assert (issue.spec_title, issue.spec_description) == ("Parser", DRAFTS[0].description())
+    assert [i.iid for i in again] == [1, 2, 3] and len(stored(tracker).issues) == 3
+
+
+async def test_a_milestone_file_from_before_the_spec_record_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / ".file_milestone.json"
+    path.write_text(
+        '{"schema_version": 1, "title": "Todo", "issues": [{"iid": 1, "title": "Parser",'
+        ' "description": "## Summary\\nParse.", "created_at": "2026-01-15T09:30:00Z"}]}'
+    )
+
+    (issue,) = await FileTracker(path).list_issues()
+
+    assert (issue.title, issue.spec_title, issue.spec_description) == ("Parser", None, None)

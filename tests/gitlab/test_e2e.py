@@ -182,7 +182,11 @@ def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: Workspace
         ]
         for i in issues
     }
-    assert kinds == {1: ["closure"], 2: ["research", "dependencies", "closure"], 3: ["closure"]}
+    assert kinds == {
+        1: ["spec", "closure"],
+        2: ["spec", "research", "dependencies", "closure"],
+        3: ["spec", "closure"],
+    }
     project = store.projects[0]
     local_head = git(spec.project_dir, "rev-parse", BRANCH)
     assert git(project.repo, "rev-parse", f"refs/heads/{BRANCH}") == local_head
@@ -336,7 +340,7 @@ def test_harness_demo_gitlab_reports_what_the_server_holds(root: Path) -> None:
         "milestones: textkit-helpers (active)",
         "issues: 3 (3 closed, 0 open)",
         "[labels: complexity-low, enriched, time-estimate-1h] "
-        "[notes: research, dependencies, closure]",
+        "[notes: spec, research, dependencies, closure]",
         "merge requests: 1",
         f"!1 opened {BRANCH} → main",
         "with ## Verification",

@@ -10,6 +10,7 @@ import pytest
 
 from agent.gitlab_local.faults import KINDS, FaultKind
 from agent.tracker.gitlab import GitLabTracker, split_marker
+from agent.tracker.gitlab.records import spec_note
 from common.atomic import read_model
 from common.errors import TrackerError
 from common.schemas.gitlab_milestone import GitLabMilestone
@@ -55,6 +56,9 @@ def assert_one_of_everything(lab: Lab) -> None:
     ]
     assert [i.labels for i in store.issues] == [[], ["enriched"], []]
     user_notes = sorted((n.issue_iid, split_marker(n.body)[0]) for n in store.notes if not n.system)
+    spec_notes = [(iid, spec_note(draft)) for iid, draft in enumerate(DRAFTS, start=1)]
+    assert [note for note in user_notes if note in spec_notes] == spec_notes  # one per issue
+    user_notes = [note for note in user_notes if note not in spec_notes]
     assert user_notes == [
         (1, "Closed #1."),
         (2, "Closed #2."),
@@ -74,11 +78,14 @@ async def test_a_clean_run_creates_one_of_everything_and_mirrors_it(lab: Lab) ->
     assert tracker.stats.retries == 0
 
     issues = await tracker.list_issues()
-    assert [n.kind for n in issues[1].notes] == ["research", "dependencies", "closure"]
-    assert issues[1].notes[0].body == "Use csv.reader."
+    assert [n.kind for n in issues[1].notes] == ["spec", "research", "dependencies", "closure"]
+    assert issues[1].notes[1].body == "Use csv.reader."
     assert "harness:key" not in issues[1].description
     assert issues[1].description == "## Guide\n1. argparse"
     mirror = read_model(tracker.mirror, GitLabMilestone)
+    enriched = mirror.issues[1]  # the mirror keeps the spec-faithful text the harness recorded
+    assert (enriched.title, enriched.spec_title) == ("CLI: flags", "CLI")
+    assert enriched.spec_description == DRAFTS[1].description()
     assert (mirror.project_path, mirror.title, len(mirror.issues)) == ("group/app", "spec", 3)
     assert mirror.merge_request is not None and mirror.merge_request.iid == 1
     assert mirror.pushed_branch == "feature/spec"
@@ -100,7 +107,11 @@ async def test_every_request_faulted_once_still_gives_one_of_everything(
         ("GET", r"/notes$"),
         ("GET", r"/user$"),
     ):
-        lab.faults.script(method, path, fault, None, fault)
+        # The spec-faithful notes come first and are answered, so the faults hit the notes
+        # they hit before those existed: timing matters for "late" (a label PUT that lands
+        # after the issue's close leaves its label behind, a limit of retried PUTs).
+        skipped = (None,) * len(DRAFTS) if (method, path) == ("POST", r"/notes$") else ()
+        lab.faults.script(method, path, *skipped, fault, None, fault)
     messages: list[str] = []
     tracker = lab.tracker(log=messages.append)
     await whole_run(tracker, lab)
@@ -130,7 +141,25 @@ async def test_a_second_tracker_after_a_crash_finds_what_the_first_created(lab: 
     assert [issue.title for issue in recreated] == ["Parser, enriched", "CLI", "Docs"]
     assert len(lab.server.store.milestones) == 1
     assert len(lab.server.store.issues) == 3
-    assert sum(not note.system for note in lab.server.store.notes) == 1
+    notes = [split_marker(note.body)[0] for note in lab.server.store.notes if not note.system]
+    assert sorted(notes) == sorted(["## Session handoff\nLast commit: abc", *SPEC_NOTES])
+
+
+SPEC_NOTES = [spec_note(draft) for draft in DRAFTS]
+
+
+async def test_a_spec_faithful_note_cannot_run_a_quick_action(lab: Lab) -> None:
+    """The draft is the model's text: its note reaches GitLab inert, like every note."""
+    tracker = lab.tracker()
+    await tracker.verify()
+    await tracker.ensure_milestone("spec", "")
+    draft = IssueDraft(title="Parser", summary="Parse.\n/close\n/label ~done")
+    (created,) = await tracker.create_issues([draft])
+    assert created.spec_title == "Parser"
+    (note,) = [n for n in lab.server.store.notes if not n.system]
+    assert "\n\\/close\n\\/label ~done" in note.body
+    assert lab.server.store.issues[0].state == "opened"
+    assert lab.server.store.issues[0].labels == []
 
 
 async def test_already_existing_milestone_and_merge_request_are_taken_as_they_are(

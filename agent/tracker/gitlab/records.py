@@ -14,12 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from agent.tracker.base import NoteKind
-from common.schemas.issues import IssueNote, MergeRequestRecord, TrackedIssue
+from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 
 Attrs = dict[str, Any]
 
 _MARKER = re.compile(r"\s*<!-- harness:key=(?P<key>[a-z0-9-]+) -->\s*$")
-_NOTE_KINDS: tuple[NoteKind, ...] = ("research", "dependencies", "handoff", "closure", "comment")
+_NOTE_KINDS: tuple[NoteKind, ...] = (
+    "research",
+    "dependencies",
+    "handoff",
+    "closure",
+    "comment",
+    "spec",
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,16 @@ def note_key(iid: int, kind: NoteKind, body: str) -> str:
 
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def spec_note(draft: IssueDraft) -> str:
+    """The note that keeps an issue's spec-faithful text on GitLab, where enrichment may
+    rewrite the description (made inert like every note: :mod:`.inert_text`)."""
+    return (
+        "**Spec-faithful text** (approved at spec_to_issues; kept by the harness, "
+        "whatever an enrichment makes of the description)\n\n"
+        f"### {draft.title}\n\n{draft.description()}"
+    )
 
 
 def note_kind(key: str | None) -> NoteKind:

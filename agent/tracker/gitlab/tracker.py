@@ -19,6 +19,7 @@ from agent.tracker.gitlab.records import (
     issue_key,
     merge_request,
     note_key,
+    spec_note,
     split_marker,
     tracked,
     user_notes,
@@ -146,7 +147,12 @@ class GitLabTracker:
             if attrs is None:
                 attrs = await self._create_issue(draft, key, int(milestone["id"]))
                 existing.append(attrs)
-            result.append(self._remember(tracked(attrs, await self._notes_of(attrs))))
+            iid = int(attrs["iid"])
+            await self.add_note(iid, "spec", spec_note(draft))
+            issue = tracked(attrs, await self._notes_of(attrs)).model_copy(
+                update={"spec_title": draft.title, "spec_description": draft.description()}
+            )
+            result.append(self._remember(issue))
         self._save_mirror()
         return result
 
@@ -438,6 +444,16 @@ class GitLabTracker:
     # --- the mirror ---------------------------------------------------------------------
 
     def _remember(self, issue: TrackedIssue) -> TrackedIssue:
+        """Cache ``issue``; the spec-faithful text recorded at creation stays with it (GitLab
+        has it only as a note, which is not read back as the harness's record)."""
+        cached = self._issues.get(issue.iid)
+        if issue.spec_title is None and cached is not None and cached.spec_title is not None:
+            issue = issue.model_copy(
+                update={
+                    "spec_title": cached.spec_title,
+                    "spec_description": cached.spec_description,
+                }
+            )
         self._issues[issue.iid] = issue
         return issue
 
