@@ -44,6 +44,9 @@ FAULTS: tuple[Fault, ...] = get_args(Fault)
 #: The serving loop's select timeout: long, since :meth:`PlaybookServer.stop` wakes it.
 IDLE_POLL_S = 3600.0
 
+#: Connections waiting to be accepted: room for many sessions connecting at the same moment.
+LISTEN_BACKLOG = 128
+
 #: How long the ``slow`` fault sleeps before answering normally.
 SLOW_SECONDS = 2.0
 
@@ -215,6 +218,9 @@ def _answer(playbook: Playbook | Answers, body: dict[str, Any]) -> tuple[bytes, 
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # The listen backlog. socketserver's 5 refused (reset) or delayed (a SYN resent
+    # after 1 s) connections when a few dozen parallel sessions connect at once.
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,31 @@ async def test_concurrent_answers_wait_side_by_side_through_the_agents_model_pro
     assert [status for status, _ in answers] == [200, 200]
     assert all(seconds >= LATENCY_S for _, seconds in answers), answers
     assert wall < 2 * LATENCY_S, f"two concurrent answers took {wall:.2f} s through the proxy"
+
+
+async def test_a_burst_of_sessions_connecting_at_once_is_served_side_by_side(
+    tmp_path: Path,
+) -> None:
+    """32 requests connecting at the same moment, through the proxy: none refused or queued.
+
+    With socketserver's listen backlog of 5, such a burst had half its requests answered
+    502 by the proxy (the model's socket reset the connection) or delayed by a second.
+    """
+    count = 32
+    loop = asyncio.get_running_loop()
+    async with (
+        LocalModel(write_playbook(tmp_path), latency_s=LATENCY_S) as model_url,
+        ModelProxy(Upstream(model_url, "none")) as proxy_url,
+    ):
+        started = time.monotonic()
+        with ThreadPoolExecutor(count) as pool:  # a thread per request: all at once
+            answers = await asyncio.gather(
+                *(
+                    loop.run_in_executor(pool, post, proxy_url, "/v1/messages", body(stream=True))
+                    for _ in range(count)
+                )
+            )
+        wall = time.monotonic() - started
+
+    assert [answer.status for answer in answers] == [200] * count
+    assert wall < 2 * LATENCY_S, f"{count} concurrent answers took {wall:.2f} s"
