@@ -42,6 +42,11 @@ CHECKPOINTS: dict[CheckpointType, tuple[str, str, str]] = {
         "the model's picks are enriched, one session each",
         "nothing is enriched; coding starts",
     ),
+    CheckpointType.ENRICHMENT_SCOPE: (
+        "apply enrichments that drop or alter what an issue said (R: diffs, pick)?",
+        "none is applied: each issue keeps its spec-faithful text",
+        "none is applied: each issue keeps its spec-faithful text",
+    ),
     CheckpointType.ISSUE_SELECTION: (
         "which issue next (R to pick another)?",
         "a coding session works on the recommended issue",

@@ -338,7 +338,9 @@ def build_parser() -> argparse.ArgumentParser:
     checkpoint.add_argument("agent")
     shown = checkpoint.add_mutually_exclusive_group()
     shown.add_argument(
-        "--full", action="store_true", help="add the unified diff (issue_closure), escaped"
+        "--full",
+        action="store_true",
+        help="add the unified diff (issue_closure, enrichment_scope…), escaped",
     )
     shown.add_argument("--json", action="store_true", help="the checkpoint as JSON")
     remove = add("remove", cmd_remove, "forget an ended agent (its workspace is kept)")

@@ -11,6 +11,7 @@ from pydantic import Field
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.issues import IssueDraft
 from common.schemas.outbound import ApprovedChange, FlaggedFile, OutboundSettings
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
@@ -86,6 +87,19 @@ class Transition(StrictModel):
     at: datetime = Field(default_factory=utc_now)
 
 
+class PendingEnrichment(StrictModel):
+    """An enrichment that changed its issue's scope: held, not applied, until a person
+    decides at enrichment_scope (auto-accept keeps the spec-faithful text)."""
+
+    iid: int
+    title: str
+    description: str
+    labels: list[str] = Field(default_factory=list)
+    """The labels the enrichment adds when applied (``enriched``, complexity, estimate)."""
+    dropped: list[str] = Field(default_factory=list)
+    """What the harness found dropped or altered (:mod:`agent.core.scope_change`)."""
+
+
 class AgentState(StrictModel):
     """The orchestrator's durable memory between transitions.
 
@@ -106,6 +120,11 @@ class AgentState(StrictModel):
     enrichment_decided: bool = False
     enrichment_queue: list[int] = Field(default_factory=list)
     """Issue iids still to enrich."""
+    spec_drafts: dict[int, IssueDraft] = Field(default_factory=dict)
+    """Each issue's spec-faithful draft (by iid) as approved at spec_to_issues: the
+    harness's own record an enrichment is compared with (never the tracker's text)."""
+    scope_pending: list[PendingEnrichment] = Field(default_factory=list)
+    """Enrichments that changed their issue's scope, waiting for enrichment_scope."""
     current_issue: int | None = None
     issue_sessions: int = 0
     """Sessions spent on ``current_issue`` so far."""

@@ -21,7 +21,8 @@ from common.schemas.spend import Spend
 
 
 class CheckpointType(StrEnum):
-    """The points where a human (or auto-accept) decides: the seed's eight, and a budget."""
+    """The points where a human (or auto-accept) decides: the seed's eight, a budget, and an
+    enrichment that changed an issue's scope."""
 
     PROJECT_VERIFICATION = "project_verification"
     SPEC_TO_ISSUES = "spec_to_issues"
@@ -32,6 +33,7 @@ class CheckpointType(StrEnum):
     MR_PHASE_TRANSITION = "mr_phase_transition"
     MR_REVIEW = "mr_review"
     BUDGET_REACHED = "budget_reached"
+    ENRICHMENT_SCOPE = "enrichment_scope"
 
 
 class BudgetAction(StrEnum):
@@ -83,6 +85,13 @@ class Decision(StrictModel):
 
 class EnrichmentDecision(Decision):
     """Which issues to enrich; a reject is the empty selection."""
+
+    selected: list[int] = Field(default_factory=list)
+
+
+class ScopeDecision(Decision):
+    """enrichment_scope: which enrichments that change an issue's scope to apply; every
+    other listed issue keeps its spec-faithful text (the default, and a reject)."""
 
     selected: list[int] = Field(default_factory=list)
 
@@ -167,6 +176,24 @@ class IssueEnrichmentContext(StrictModel):
     issues: list[IssueRef]
     recommended: list[int] = Field(default_factory=list)
     """Issue iids the model suggests enriching."""
+
+
+class ScopeChange(StrictModel):
+    """One issue whose enrichment dropped or altered what the spec-faithful text said."""
+
+    iid: int
+    spec_title: str
+    """The title approved at spec_to_issues."""
+    enriched_title: str
+    """The title the enrichment session wrote (the model's words)."""
+    dropped: list[str]
+    """The harness's list of what the enriched text no longer says (quoting the model)."""
+    diff: str
+    """Unified diff of the issue's text, spec-faithful → enriched, headed ``issue-N.md``."""
+
+
+class EnrichmentScopeContext(StrictModel):
+    changes: list[ScopeChange]
 
 
 class DiffExcerpt(StrictModel):
@@ -353,6 +380,24 @@ class BudgetReachedCheckpoint(CheckpointBase):
     decision: BudgetDecision | None = None
 
 
+class EnrichmentScopeCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.ENRICHMENT_SCOPE] = CheckpointType.ENRICHMENT_SCOPE
+    context: EnrichmentScopeContext
+    decision: ScopeDecision | None = None
+
+    @model_validator(mode="after")
+    def _selected_are_listed(self) -> EnrichmentScopeCheckpoint:
+        decision = self.decision
+        if decision is None:
+            return self
+        unknown = sorted(set(decision.selected) - {change.iid for change in self.context.changes})
+        if unknown:
+            raise ValueError(f"not an issue of this checkpoint: {unknown}")
+        if not decision.approved and decision.selected:
+            raise ValueError("a rejected enrichment_scope checkpoint applies no enrichment")
+        return self
+
+
 Checkpoint = Annotated[
     ProjectVerificationCheckpoint
     | SpecToIssuesCheckpoint
@@ -362,7 +407,8 @@ Checkpoint = Annotated[
     | IssueClosureCheckpoint
     | MrPhaseTransitionCheckpoint
     | MrReviewCheckpoint
-    | BudgetReachedCheckpoint,
+    | BudgetReachedCheckpoint
+    | EnrichmentScopeCheckpoint,
     Field(discriminator="type"),
 ]
 """Any one of the checkpoints."""
@@ -374,6 +420,7 @@ AnyDecision = (
     | RegressionDecision
     | BudgetDecision
     | ClosureDecision
+    | ScopeDecision
 )
 
 CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)

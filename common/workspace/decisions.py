@@ -16,6 +16,7 @@ from common.schemas.checkpoint import (
     ClosureDecision,
     Decision,
     EnrichmentDecision,
+    EnrichmentScopeCheckpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -23,6 +24,7 @@ from common.schemas.checkpoint import (
     RegressionAction,
     RegressionApprovalCheckpoint,
     RegressionDecision,
+    ScopeDecision,
     SelectionDecision,
 )
 from common.schemas.outbound import FileChoice
@@ -53,7 +55,8 @@ def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
 
     issue_enrichment takes the model's recommended selection, regression_approval
     takes ``fix_now``, issue_selection takes the recommended issue, budget_reached takes
-    ``merge_request`` (nothing more is spent on new issues), issue_closure with flagged
+    ``merge_request`` (nothing more is spent on new issues), enrichment_scope applies none
+    of the enrichments (every issue keeps its spec-faithful text), issue_closure with flagged
     files ``wait`` for each (never approve: the decision cannot be recorded until a person
     chooses, see :func:`waits_for_person`); the rest approve.
     """
@@ -66,6 +69,8 @@ def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
             return EnrichmentDecision(
                 approved=True, decided_by=decided_by, selected=list(checkpoint.context.recommended)
             )
+        case EnrichmentScopeCheckpoint():
+            return ScopeDecision(approved=True, decided_by=decided_by, selected=[])
         case RegressionApprovalCheckpoint():
             return RegressionDecision(
                 approved=True, decided_by=decided_by, action=RegressionAction.FIX_NOW
@@ -98,6 +103,8 @@ def reject_decision(checkpoint: Checkpoint, decided_by: str, reason: str | None)
             return EnrichmentDecision(
                 approved=False, decided_by=decided_by, reason=reason, selected=[]
             )
+        case EnrichmentScopeCheckpoint():
+            return ScopeDecision(approved=False, decided_by=decided_by, reason=reason, selected=[])
         case IssueSelectionCheckpoint():
             return SelectionDecision(approved=False, decided_by=decided_by, reason=reason)
         case BudgetReachedCheckpoint():
@@ -113,7 +120,8 @@ def choice_decision(
 ) -> AnyDecision:
     """Approve with an explicit, non-default choice given as text.
 
-    issue_enrichment: comma-separated iids (empty for none); issue_selection: one iid;
+    issue_enrichment: comma-separated iids (empty for none); enrichment_scope: the
+    comma-separated iids whose enrichment to apply (empty for none); issue_selection: one iid;
     regression_approval: an action name; budget_reached: ``raise`` (doubles the reached
     budget), ``raise:USD``, ``raise:time=MIN``, ``stop`` or ``merge_request``;
     issue_closure: a choice per flagged file (:func:`file_choices`). Other checkpoints
@@ -130,6 +138,17 @@ def choice_decision(
             if unknown:
                 raise CheckpointError(f"no such issue to enrich: {unknown}; known: {sorted(known)}")
             return EnrichmentDecision(
+                approved=True, decided_by=decided_by, reason=reason, selected=selected
+            )
+        case EnrichmentScopeCheckpoint():
+            listed = {change.iid for change in checkpoint.context.changes}
+            selected = _parse_iids(choice)
+            unknown = sorted(set(selected) - listed)
+            if unknown:
+                raise CheckpointError(
+                    f"no enrichment of issue {unknown} to apply; listed: {sorted(listed)}"
+                )
+            return ScopeDecision(
                 approved=True, decided_by=decided_by, reason=reason, selected=selected
             )
         case IssueSelectionCheckpoint():

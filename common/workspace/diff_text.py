@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from common.schemas.checkpoint import (
     Checkpoint,
+    EnrichmentScopeCheckpoint,
     IssueClosureCheckpoint,
     MrReviewCheckpoint,
     RegressionApprovalCheckpoint,
@@ -103,8 +104,8 @@ def cut_note(cut_at: int | None, whole: str) -> str | None:
 
 
 def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
-    """The checkpoint's diff, if it carries one (issue_closure always; regression_approval
-    and mr_review when written by a harness that adds it)."""
+    """The checkpoint's diff, if it carries one (issue_closure and enrichment_scope always;
+    regression_approval and mr_review when written by a harness that adds it)."""
     match checkpoint:
         case IssueClosureCheckpoint(context=c):
             whole = f"git diff {c.diff_range}" if c.diff_range else f"git show {c.commit_sha}"
@@ -116,6 +117,10 @@ def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
             return _review(
                 excerpt.stat, excerpt.text, cut_note(excerpt.cut_at, f"git diff {excerpt.range}")
             )
+        case EnrichmentScopeCheckpoint(context=c):
+            text = "\n".join(change.diff for change in c.changes)
+            stat = f"{len(c.changes)} issue(s), spec-faithful text → enriched"
+            return _review(stat, text, None)
     return None
 
 

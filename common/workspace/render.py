@@ -17,6 +17,7 @@ from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     Checkpoint,
     ClosureDecision,
+    EnrichmentScopeCheckpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -70,6 +71,10 @@ def cli_hints(checkpoint: Checkpoint, agent: str) -> list[str]:
         lines.append("    (reject is blocked: choose fix_now, defer or abort)")
         return lines
     lines.append(f"    harness approve {name}")
+    if isinstance(checkpoint, EnrichmentScopeCheckpoint):
+        some = ",".join(str(change.iid) for change in checkpoint.context.changes)
+        lines[-1] += "   (applies none: every issue keeps its spec-faithful text)"
+        lines.append(f"    harness approve {name} --choice {some}   (applies those enrichments)")
     lines.append(f"    harness reject {name} --reason TEXT")
     return lines
 
@@ -118,6 +123,15 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             for ref in c.issues:
                 mark = "[x]" if ref.iid in c.recommended else "[ ]"
                 out.append(f"  {mark} #{ref.iid} {_one(ref.title)}")
+            return out
+        case EnrichmentScopeCheckpoint(context=c):
+            out = ["Enrichments that change their issue's scope (not applied yet):"]
+            for change in c.changes:
+                out.append(f"  #{change.iid} {_one(change.spec_title)}")
+                out.append(
+                    f"      enriched title (the model's words): {_one(change.enriched_title)}"
+                )
+                out += [f"      ✗ dropped or altered: {_one(item)}" for item in change.dropped]
             return out
         case RegressionApprovalCheckpoint(context=c):
             where = (

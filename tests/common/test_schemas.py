@@ -18,6 +18,8 @@ from common.schemas.checkpoint import (
     CheckpointType,
     Decision,
     EnrichmentDecision,
+    EnrichmentScopeCheckpoint,
+    EnrichmentScopeContext,
     IssueClosureCheckpoint,
     IssueClosureContext,
     IssueEnrichmentCheckpoint,
@@ -35,6 +37,8 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
     RegressionApprovalContext,
     RegressionDecision,
+    ScopeChange,
+    ScopeDecision,
     SelectionDecision,
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
@@ -208,6 +212,22 @@ CHECKPOINTS: list[Checkpoint] = [
         ),
     ),
     budget_sample("br-1"),
+    EnrichmentScopeCheckpoint(
+        **_base("es-1"),
+        context=EnrichmentScopeContext(
+            changes=[
+                ScopeChange(
+                    iid=3,
+                    spec_title="Add Interval.parse(text)",
+                    enriched_title="Add Interval.overlaps",
+                    dropped=["title: 'Add Interval.parse(text)' became 'Add Interval.overlaps'"],
+                    diff="diff --git a/issue-3.md b/issue-3.md\n-# Add Interval.parse(text)",
+                )
+            ]
+        ),
+        status="decided",
+        decision=ScopeDecision(**_decision(), selected=[3]),
+    ),
 ]
 
 
@@ -419,6 +439,16 @@ BAD_CHECKPOINTS: list[tuple[str, dict[str, Any], str]] = [
         "unknown regression action",
         _checkpoint_data(3, decision={**_checkpoint_data(3)["decision"], "action": "ignore"}),
         "action",
+    ),
+    (
+        "enrichment_scope applies an issue it does not list",
+        _checkpoint_data(9, decision={**_checkpoint_data(9)["decision"], "selected": [4]}),
+        "not an issue of this checkpoint",
+    ),
+    (
+        "enrichment_scope rejected with a selection",
+        _checkpoint_data(9, decision={**_checkpoint_data(9)["decision"], "approved": False}),
+        "applies no enrichment",
     ),
     (
         "bad tracker",

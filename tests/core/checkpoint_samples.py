@@ -10,6 +10,8 @@ from common.schemas.checkpoint import (
     BudgetReachedContext,
     Checkpoint,
     CheckpointType,
+    EnrichmentScopeCheckpoint,
+    EnrichmentScopeContext,
     IssueClosureCheckpoint,
     IssueClosureContext,
     IssueEnrichmentCheckpoint,
@@ -25,6 +27,7 @@ from common.schemas.checkpoint import (
     ProjectVerificationContext,
     RegressionApprovalCheckpoint,
     RegressionApprovalContext,
+    ScopeChange,
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
@@ -148,6 +151,23 @@ def budget(checkpoint_id: str = "br-1") -> Checkpoint:
     )
 
 
+def scope(checkpoint_id: str = "es-1") -> Checkpoint:
+    """Two enrichments held for changing their issue's scope (#2 and #3)."""
+    changes = [
+        ScopeChange(
+            iid=iid,
+            spec_title=title,
+            enriched_title="Parser",
+            dropped=[f"title: {title!r} became 'Parser'"],
+            diff=f"diff --git a/issue-{iid}.md b/issue-{iid}.md\n-# {title}\n+# Parser",
+        )
+        for iid, title in ((2, "CLI"), (3, "Docs"))
+    ]
+    return EnrichmentScopeCheckpoint(
+        **_text(checkpoint_id), context=EnrichmentScopeContext(changes=changes)
+    )
+
+
 def every_type() -> list[Checkpoint]:
     samples = [
         project_verification(),
@@ -159,6 +179,7 @@ def every_type() -> list[Checkpoint]:
         mr_transition(),
         mr_review(),
         budget(),
+        scope(),
     ]
     assert {sample.type for sample in samples} == set(CheckpointType)
     return samples

@@ -13,11 +13,19 @@ from common.schemas.checkpoint import (
     EnrichmentDecision,
     RegressionAction,
     RegressionDecision,
+    ScopeDecision,
     SelectionDecision,
 )
 from common.workspace.checkpoints import decided
 from common.workspace.decisions import choice_decision, default_decision, reject_decision
-from tests.core.checkpoint_samples import PLAIN, enrichment, every_type, regression, selection
+from tests.core.checkpoint_samples import (
+    PLAIN,
+    enrichment,
+    every_type,
+    regression,
+    scope,
+    selection,
+)
 
 WHO = "tui:ada"
 Sample = Callable[[], Checkpoint]
@@ -67,7 +75,22 @@ def test_default_for_the_other_checkpoints_is_a_plain_approve(sample: Sample) ->
     assert decision.approved and decision.reason is None and decision.decided_by == WHO
 
 
+def test_default_for_enrichment_scope_applies_no_enrichment() -> None:
+    """Auto-accept and Y keep every listed issue's spec-faithful text."""
+    decision = default_decision(scope(), WHO)
+
+    assert isinstance(decision, ScopeDecision)
+    assert (decision.approved, decision.selected) == (True, [])
+
+
 # --- reject -----------------------------------------------------------------------------
+
+
+def test_rejecting_enrichment_scope_applies_no_enrichment() -> None:
+    decision = reject_decision(scope(), WHO, "keep the spec")
+
+    assert isinstance(decision, ScopeDecision)
+    assert (decision.approved, decision.selected, decision.reason) == (False, [], "keep the spec")
 
 
 def test_regression_cannot_be_rejected_and_the_error_names_the_actions() -> None:
@@ -130,6 +153,30 @@ def test_enrichment_choice_is_a_list_of_issue_numbers(choice: str, selected: lis
 def test_enrichment_choice_refuses_what_is_not_an_issue(choice: str, message: str) -> None:
     with pytest.raises(CheckpointError, match=message):
         choice_decision(enrichment(), choice, WHO)
+
+
+@pytest.mark.parametrize(
+    ("choice", "selected"), [("2", [2]), ("#3, 2", [3, 2]), ("", [])], ids=["one", "two", "none"]
+)
+def test_enrichment_scope_choice_names_the_enrichments_to_apply(
+    choice: str, selected: list[int]
+) -> None:
+    decision = choice_decision(scope(), choice, WHO)
+
+    assert isinstance(decision, ScopeDecision)
+    assert (decision.approved, decision.selected) == (True, selected)
+
+
+@pytest.mark.parametrize(
+    ("choice", "message"),
+    [("1", r"no enrichment of issue \[1\] to apply; listed: \[2, 3\]"), ("x", "expected issue")],
+    ids=["not-listed", "not-a-number"],
+)
+def test_enrichment_scope_choice_refuses_an_issue_it_does_not_list(
+    choice: str, message: str
+) -> None:
+    with pytest.raises(CheckpointError, match=message):
+        choice_decision(scope(), choice, WHO)
 
 
 @pytest.mark.parametrize("choice", ["1", " #1 ", "2"])

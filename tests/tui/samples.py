@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from agent.core.scope_change import scope_diff
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     BudgetReachedContext,
     Checkpoint,
     CheckpointType,
+    EnrichmentScopeCheckpoint,
+    EnrichmentScopeContext,
     IssueClosureCheckpoint,
     IssueClosureContext,
     IssueEnrichmentCheckpoint,
@@ -29,6 +32,7 @@ from common.schemas.checkpoint import (
     ProjectVerificationContext,
     RegressionApprovalCheckpoint,
     RegressionApprovalContext,
+    ScopeChange,
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
@@ -249,6 +253,54 @@ def budget_reached(checkpoint_id: str = "budget_reached-0") -> Checkpoint:
     )
 
 
+SPEC_TEXT = """## Summary
+Add `truncate(text, width)` in `textkit/truncate.py`.
+
+## Requirement Details
+- Text of at most width characters is returned unchanged.
+- A negative width raises ValueError.
+
+## Test Criteria
+- tests/test_truncate.py covers each acceptance criterion."""
+ENRICHED_TEXT = """## Summary
+Add `word_count(text)` in `textkit/counting.py`.
+
+## Requirement Details
+- Words are runs of letters and digits.
+
+## Test Criteria
+- tests/test_counting.py covers each acceptance criterion."""
+
+
+def enrichment_scope(checkpoint_id: str = "enrichment_scope-0") -> Checkpoint:
+    return EnrichmentScopeCheckpoint(
+        id=checkpoint_id,
+        created_at=_at(3),
+        what_happened=[
+            "1 enrichment(s) dropped or altered what the spec-faithful issue said: #3",
+            "they are not applied: each issue keeps its spec-faithful text for now",
+        ],
+        to_decide="Apply these enrichments, although they change the issues' scope?",
+        if_approved="The selected enrichments replace their issues' text (default: none)",
+        if_rejected="Every listed issue keeps its spec-faithful text",
+        context=EnrichmentScopeContext(
+            changes=[
+                ScopeChange(
+                    iid=3,
+                    spec_title="Add truncate",
+                    enriched_title="Add word_count",
+                    dropped=[
+                        "title: 'Add truncate' became 'Add word_count'",
+                        "Summary: Add `truncate(text, width)` in `textkit/truncate.py`.",
+                        "Requirement Details: A negative width raises ValueError.",
+                    ],
+                    diff=scope_diff(3, "Add truncate", SPEC_TEXT, "Add word_count", ENRICHED_TEXT),
+                )
+            ]
+        ),
+    )
+
+
 BUILDERS = {
     CheckpointType.PROJECT_VERIFICATION: project_verification,
     CheckpointType.SPEC_TO_ISSUES: spec_to_issues,
@@ -259,5 +311,6 @@ BUILDERS = {
     CheckpointType.MR_PHASE_TRANSITION: mr_phase_transition,
     CheckpointType.MR_REVIEW: mr_review,
     CheckpointType.BUDGET_REACHED: budget_reached,
+    CheckpointType.ENRICHMENT_SCOPE: enrichment_scope,
 }
 """One sample per checkpoint type, by type."""

@@ -256,6 +256,13 @@ def test_review_screen(snap_compare: SnapCompare, kind: CheckpointType) -> None:
     assert snap_compare(ModalApp(kind, review=True), terminal_size=SIZE)
 
 
+@pytest.mark.parametrize("review", [False, True], ids=["dialog", "review"])
+def test_enrichment_scope_at_80x24(snap_compare: SnapCompare, review: bool) -> None:
+    """What an enrichment dropped and its diff, on the smallest terminal the TUI supports."""
+    kind = CheckpointType.ENRICHMENT_SCOPE
+    assert snap_compare(ModalApp(kind, review=review), terminal_size=(80, 24))
+
+
 # --- the cockpit: many agents at a glance, at 80×24 and 160×48 ----------------------------
 
 SIZES = [(80, 24), (160, 48)]

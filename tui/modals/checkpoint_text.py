@@ -13,6 +13,7 @@ from textual.content import Content
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     Checkpoint,
+    EnrichmentScopeCheckpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -46,6 +47,8 @@ def approve_label(checkpoint: Checkpoint) -> str:
         case IssueEnrichmentCheckpoint(context=c):
             picked = ", ".join(f"#{iid}" for iid in c.recommended) or "none"
             return f"approve: enrich {picked}"
+        case EnrichmentScopeCheckpoint():
+            return "approve: keep the spec text"
         case RegressionApprovalCheckpoint():
             return "approve: fix_now"
         case IssueClosureCheckpoint(context=c) if c.flagged:
@@ -66,6 +69,8 @@ def reject_label(checkpoint: Checkpoint) -> str | None:
             return "reject: enrich none"
         case BudgetReachedCheckpoint():
             return "reject: stop"
+        case EnrichmentScopeCheckpoint():
+            return "reject: keep the spec text"
     return "reject"
 
 

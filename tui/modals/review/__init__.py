@@ -6,6 +6,7 @@ from textual.screen import ModalScreen
 
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
+    EnrichmentScopeCheckpoint,
     IssueClosureCheckpoint,
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
@@ -29,6 +30,7 @@ from tui.modals.review.plain import (
     ProjectVerificationReview,
     SpecToIssuesReview,
 )
+from tui.modals.review.scope import EnrichmentScopeReview
 from tui.services.decide import Answer
 from tui.services.pending import Waiting
 
@@ -57,3 +59,5 @@ def review_for(item: Waiting, subtitle: str = "") -> ModalScreen[Answer | None]:
             return MrReviewReview(item, checkpoint, subtitle)
         case BudgetReachedCheckpoint():
             return BudgetReachedReview(item, checkpoint, subtitle)
+        case EnrichmentScopeCheckpoint():
+            return EnrichmentScopeReview(item, checkpoint, subtitle)
