@@ -17,6 +17,7 @@ POINTS: tuple[str, ...] = (
     "project_verification.decided",
     "spec_to_issues.created",
     "issue_enrichment.enriched",
+    "enrichment_scope.decided",
     "create_branch.created",
     "issue_selection.labelled",
     "coding.session_ended",

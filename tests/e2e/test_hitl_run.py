@@ -70,6 +70,7 @@ async def test_human_answers_every_checkpoint_and_a_reject_leads_to_a_new_propos
     assert kinds == set(CheckpointType) - {
         CheckpointType.REGRESSION_APPROVAL,
         CheckpointType.BUDGET_REACHED,
+        CheckpointType.ENRICHMENT_SCOPE,  # the demo's enrichment keeps its issue's scope
     }
     enrichment = next(e for e in history if e.type is CheckpointType.ISSUE_ENRICHMENT)
     assert isinstance(enrichment.decision, EnrichmentDecision)

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import os
 
-from agent.core import faultpoints, gates, integrity, model_words, presets, spec_sections
+from agent.core import faultpoints, gates, integrity, model_words, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
+from agent.core.scope_change import scope_changes, scope_diff
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
 from common.errors import ProjectBrokenError, SessionError
 from common.paths import WORKSPACE_ROOT_NAME
-from common.schemas.agent_state import Phase
+from common.schemas.agent_state import PendingEnrichment, Phase
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
     EnrichmentDecision,
+    EnrichmentScopeCheckpoint,
+    EnrichmentScopeContext,
     IssueEnrichmentCheckpoint,
     IssueEnrichmentContext,
     IssueRef,
     ProjectVerificationCheckpoint,
     ProjectVerificationContext,
+    ScopeChange,
+    ScopeDecision,
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
@@ -172,27 +177,22 @@ async def spec_to_issues(run: Run) -> None:
             playbook = load_playbook(run.spec.playbook or DEMO_PLAYBOOK)
             if not playbook.plays(spec_text):
                 raise SessionError(ONLY_THE_DEMO)
-        sections = [section.id for section in spec_sections.parse(spec_text)]
         reports, _ = await run.session(
             f"initializer (attempt {state.spec_attempt})",
             "initializer",
             done=lambda r: r.proposal is not None,
-            spec_sections=sections,
             target_branch=run.spec.target_branch,
             spec=spec_text,
-            section_list="\n".join(f"- {name}" for name in sections) or "(none)",
         )
         proposal = reports.proposal
         if proposal is None:
             raise SessionError("the initializer session proposed no issues")
         count = len(proposal.issues)
-        uncovered = spec_sections.uncovered(sections, (i.spec_sections for i in proposal.issues))
         return SpecToIssuesCheckpoint(
             id=checkpoint_id,
             what_happened=[
                 "read the specification and the project",
                 f"proposed {count} spec-faithful issue(s)",
-                spec_sections.coverage_line(sections, uncovered, "proposed"),
             ],
             to_decide="Create these issues?",
             if_approved=f"{count} issues are created in the {run.tracker.kind} tracker",
@@ -204,8 +204,6 @@ async def spec_to_issues(run: Run) -> None:
                 ],
                 attempt=state.spec_attempt,
                 feedback=state.feedback,
-                spec_sections=sections,
-                uncovered_sections=uncovered,
             ),
         )
 
@@ -228,7 +226,15 @@ async def spec_to_issues(run: Run) -> None:
     faultpoints.reached("spec_to_issues.created")
     recommended = [created[p - 1].iid for p in checkpoint.context.recommended_enrichment]
     run.log(f"created {len(created)} issue(s): " + ", ".join(f"#{i.iid}" for i in created))
-    run.move(Phase.ISSUE_ENRICHMENT, recommended_enrichment=recommended, feedback=None)
+    drafts = {
+        issue.iid: draft for issue, draft in zip(created, checkpoint.context.issues, strict=True)
+    }
+    run.move(
+        Phase.ISSUE_ENRICHMENT,
+        recommended_enrichment=recommended,
+        feedback=None,
+        spec_drafts=drafts,
+    )
 
 
 async def issue_enrichment(run: Run) -> None:
@@ -282,20 +288,101 @@ async def issue_enrichment(run: Run) -> None:
             if found.dependency_notes:
                 dependencies = model_words.section("Dependency notes", found.dependency_notes)
                 await run.tracker.add_note(iid, "dependencies", dependencies)
-            await run.tracker.update_issue(
-                iid,
+            enriched = PendingEnrichment(
+                iid=iid,
                 title=found.title,
                 description=found.description,
-                add_labels=(
+                labels=[
                     "enriched",
                     f"complexity-{found.complexity}",
                     f"time-estimate-{found.time_estimate_hours}h",
-                ),
+                ],
             )
+            draft = run.state.spec_drafts.get(iid)
+            dropped = (
+                scope_changes(draft, found.title, found.description) if draft is not None else []
+            )
+            if dropped:
+                held = enriched.model_copy(update={"dropped": dropped})
+                run.log(
+                    f"issue #{iid}: the enrichment changes its scope ({len(dropped)} item(s) "
+                    "dropped or altered); held for the enrichment_scope checkpoint"
+                )
+                faultpoints.reached("issue_enrichment.enriched")
+                run.save(
+                    enrichment_queue=run.state.enrichment_queue[1:],
+                    scope_pending=[*run.state.scope_pending, held],
+                )
+                continue
+            await _apply_enrichment(run, enriched)
             run.log(f"issue #{iid} enriched: {found.title}")
         faultpoints.reached("issue_enrichment.enriched")
         run.save(enrichment_queue=run.state.enrichment_queue[1:])
+    if run.state.scope_pending:
+        await _enrichment_scope(run)
     run.move(Phase.CREATE_BRANCH)
+
+
+async def _apply_enrichment(run: Run, enriched: PendingEnrichment) -> None:
+    """Write an enrichment into the tracker (again, on resume: the same text and labels)."""
+    await run.tracker.update_issue(
+        enriched.iid,
+        title=enriched.title,
+        description=enriched.description,
+        add_labels=tuple(enriched.labels),
+    )
+
+
+async def _enrichment_scope(run: Run) -> None:
+    """One checkpoint for every held enrichment: the diff spec-faithful → enriched and what
+    the harness found dropped; the selected ones are applied, the others keep their text."""
+    pending = run.state.scope_pending
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        changes = [
+            ScopeChange(
+                iid=item.iid,
+                spec_title=run.state.spec_drafts[item.iid].title,
+                enriched_title=item.title,
+                dropped=item.dropped,
+                diff=_scope_diff(run, item),
+            )
+            for item in pending
+        ]
+        listed = ", ".join(f"#{item.iid}" for item in pending)
+        return EnrichmentScopeCheckpoint(
+            id=checkpoint_id,
+            what_happened=[
+                f"{len(pending)} enrichment(s) dropped or altered what the spec-faithful "
+                f"issue said: {listed}",
+                "they are not applied: each issue keeps its spec-faithful text for now",
+            ],
+            to_decide="Apply these enrichments, although they change the issues' scope?",
+            if_approved=(
+                "The selected enrichments replace their issues' text; the others keep the "
+                "spec-faithful text (the default selects none)"
+            ),
+            if_rejected="Every listed issue keeps its spec-faithful text",
+            context=EnrichmentScopeContext(changes=changes),
+        )
+
+    checkpoint = await run.ask(CheckpointType.ENRICHMENT_SCOPE, build)
+    decision = checkpoint.decision
+    assert isinstance(decision, ScopeDecision)
+    faultpoints.reached("enrichment_scope.decided")
+    selected = set(decision.selected) if decision.approved else set()
+    for item in pending:
+        if item.iid in selected:
+            await _apply_enrichment(run, item)
+            run.log(f"issue #{item.iid} enriched (scope change accepted): {item.title}")
+        else:
+            run.log(f"issue #{item.iid} keeps its spec-faithful text")
+    run.save(scope_pending=[])
+
+
+def _scope_diff(run: Run, item: PendingEnrichment) -> str:
+    draft = run.state.spec_drafts[item.iid]
+    return scope_diff(item.iid, draft.title, draft.description(), item.title, item.description)
 
 
 async def create_branch(run: Run) -> None:
