@@ -309,6 +309,7 @@ class Run:
         *,
         expected_issue: int | None = None,
         done: Callable[[SessionReports], bool] | None = None,
+        spec_sections: list[str] | None = None,
         **values: object,
     ) -> tuple[SessionReports, SessionResult]:
         """Run a session from ``prompts/<template>.md``, retrying failures.
@@ -317,6 +318,7 @@ class Run:
         an issue proposal); a session that did not is tried again. An error that
         another attempt cannot mend (a refused key) is raised at once; the error
         raised is the session's own, with the number of attempts, never wrapped.
+        ``spec_sections``: the spec's section names a proposal must keep to.
         """
         # A resumed run, or one whose venv moved since: the recorded sandbox layout stands.
         await integrity.guard(self, f"before session {label}")
@@ -327,7 +329,9 @@ class Run:
         surface = surface_for(template)
         prompt = prompts.render(template, project_dir=self.spec.project_dir, **values)
         for attempt in range(1, SESSION_ATTEMPTS + 1):
-            reports = SessionReports(expected_issue=expected_issue, surface=surface)
+            reports = SessionReports(
+                expected_issue=expected_issue, surface=surface, spec_sections=spec_sections
+            )
             # A session that must deliver a report is not cut at the budget (it would be
             # retried); the others are, and the budget guard asks before the next one.
             config = self.sessions if done is not None else self.budgeted_sessions()

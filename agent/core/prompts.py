@@ -18,7 +18,9 @@ from typing import Literal
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
-UNTRUSTED_VALUES = frozenset({"spec", "description", "notes", "git_log", "all_issues", "issues"})
+UNTRUSTED_VALUES = frozenset(
+    {"spec", "section_list", "description", "notes", "git_log", "all_issues", "issues"}
+)
 """Placeholders whose values come from outside the harness: rendered as untrusted blocks."""
 INLINE_UNTRUSTED = frozenset({"title"})
 """Untrusted values shown inside a line of the harness's own: kept to one neutralised line."""

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server, tool
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.core import spec_sections
 from agent.core.toolset import FULL_SURFACE, SERVER_NAME, ToolSurface
 from common.schemas.base import StrictModel
 from common.schemas.issues import IssueDraft
@@ -75,6 +76,9 @@ class SessionReports:
 
     expected_issue: int | None = None
     surface: ToolSurface = FULL_SURFACE
+    spec_sections: list[str] | None = None
+    """The spec's section names (initializer): a proposal naming another is refused, and
+    the names recorded are the harness's own spelling of them."""
     proposal: IssueProposal | None = None
     enrichment: Enrichment | None = None
     handoff: Handoff | None = None
@@ -143,10 +147,31 @@ class SessionReports:
             iid = getattr(report, "issue_iid", None)
             if iid is not None and self.expected_issue is not None and iid != self.expected_issue:
                 return _error(f"this session works on issue #{self.expected_issue}, not #{iid}")
+            if isinstance(report, IssueProposal) and self.spec_sections is not None:
+                mapped = map_sections(report, self.spec_sections)
+                if isinstance(mapped, str):
+                    return _error(f"invalid input for {name}: {mapped}")
+                report = mapped
             setattr(self, slot, report)
             return {"content": [{"type": "text", "text": f"{name}: recorded"}]}
 
         return tool(name, description, model.model_json_schema())(handler)
+
+
+def map_sections(proposal: IssueProposal, sections: list[str]) -> IssueProposal | str:
+    """``proposal`` with each issue's section names spelt as the harness spells them, or
+    what is wrong: a name that is no section of the spec (told to the model, to mend)."""
+    issues: list[IssueDraft] = []
+    problems: list[str] = []
+    for position, issue in enumerate(proposal.issues, start=1):
+        ids, unknown = spec_sections.resolve(issue.spec_sections, sections)
+        if unknown:
+            problems.append(f"issue {position}: {', '.join(repr(n) for n in unknown)}")
+        issues.append(issue.model_copy(update={"spec_sections": ids}))
+    if problems:
+        known = "; ".join(sections) or "(none)"
+        return f"unknown spec section(s): {'; '.join(problems)}. The spec's sections are: {known}"
+    return proposal.model_copy(update={"issues": issues})
 
 
 def _error(text: str) -> dict[str, Any]:

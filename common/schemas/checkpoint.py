@@ -170,6 +170,10 @@ class SpecToIssuesContext(StrictModel):
     attempt: int = 1
     feedback: str | None = None
     """The reason the previous proposal was rejected, if any."""
+    spec_sections: list[str] = Field(default_factory=list)
+    """Every section of the spec, as the harness names them."""
+    uncovered_sections: list[str] = Field(default_factory=list)
+    """Sections no proposed issue covers (the harness's count)."""
 
 
 class IssueEnrichmentContext(StrictModel):

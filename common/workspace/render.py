@@ -84,6 +84,11 @@ def _one(value: object) -> str:
     return printable_line(str(value))
 
 
+def _names(names: list[str]) -> str:
+    """Spec section names on one line, escaped; ``(none)`` for none."""
+    return ", ".join(_one(name) for name in names) or "(none)"
+
+
 def _model_block(label: str, text: str) -> list[str]:
     """The model's prose under ``label``, every line marked as the model's."""
     return [f"{label} (the model's words):", *(f"  {line}" for line in marked_lines(text))]
@@ -113,8 +118,12 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             for position, issue in enumerate(c.issues, start=1):
                 star = " *" if position in c.recommended_enrichment else ""
                 out.append(f"  {position}. {_one(issue.title)}{star}")
+                if c.spec_sections:
+                    out.append(f"     spec: {_names(issue.spec_sections)}")
             if c.recommended_enrichment:
                 out.append("  (* recommended for enrichment)")
+            if c.uncovered_sections:
+                out.append(f"Spec sections no issue covers: {_names(c.uncovered_sections)}")
             if c.feedback:
                 out.append(f"Previous feedback: {_one(c.feedback)}")
             return out

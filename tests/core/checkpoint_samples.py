@@ -98,7 +98,11 @@ def project_verification(checkpoint_id: str = "pv-1") -> Checkpoint:
 def spec_to_issues(checkpoint_id: str = "si-1") -> Checkpoint:
     return SpecToIssuesCheckpoint(
         **_text(checkpoint_id),
-        context=SpecToIssuesContext(issues=[IssueDraft(title="Parser", summary="Parse.")]),
+        context=SpecToIssuesContext(
+            issues=[IssueDraft(title="Parser", summary="Parse.", spec_sections=["Parsing"])],
+            spec_sections=["Parsing", "Output"],
+            uncovered_sections=["Output"],
+        ),
     )
 
 

@@ -77,6 +77,7 @@ def initializer_prompt(demo: AgentSpec) -> str:
         project_dir=demo.project_dir,
         target_branch="main",
         spec=demo.spec_file.read_text(),
+        section_list="- Context",
         feedback="",
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.core import faultpoints, gates, integrity, model_words, presets
+from agent.core import faultpoints, gates, integrity, model_words, presets, spec_sections
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.core.scope_change import scope_changes, scope_diff
@@ -177,22 +177,27 @@ async def spec_to_issues(run: Run) -> None:
             playbook = load_playbook(run.spec.playbook or DEMO_PLAYBOOK)
             if not playbook.plays(spec_text):
                 raise SessionError(ONLY_THE_DEMO)
+        sections = [section.id for section in spec_sections.parse(spec_text)]
         reports, _ = await run.session(
             f"initializer (attempt {state.spec_attempt})",
             "initializer",
             done=lambda r: r.proposal is not None,
+            spec_sections=sections,
             target_branch=run.spec.target_branch,
             spec=spec_text,
+            section_list="\n".join(f"- {name}" for name in sections) or "(none)",
         )
         proposal = reports.proposal
         if proposal is None:
             raise SessionError("the initializer session proposed no issues")
         count = len(proposal.issues)
+        uncovered = spec_sections.uncovered(sections, (i.spec_sections for i in proposal.issues))
         return SpecToIssuesCheckpoint(
             id=checkpoint_id,
             what_happened=[
                 "read the specification and the project",
                 f"proposed {count} spec-faithful issue(s)",
+                spec_sections.coverage_line(sections, uncovered, "proposed"),
             ],
             to_decide="Create these issues?",
             if_approved=f"{count} issues are created in the {run.tracker.kind} tracker",
@@ -204,6 +209,8 @@ async def spec_to_issues(run: Run) -> None:
                 ],
                 attempt=state.spec_attempt,
                 feedback=state.feedback,
+                spec_sections=sections,
+                uncovered_sections=uncovered,
             ),
         )
 

@@ -83,7 +83,12 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
                 else ""
             )
             body = printable(issue.description()).replace("## ", "#### ")
+            if context.spec_sections:
+                body = f"Spec sections: {section_names(issue.spec_sections)}\n\n{body}"
             parts.append(f"### {position}. {printable_line(issue.title)}{star}\n\n{body}")
+        if context.uncovered_sections:
+            names = section_names(context.uncovered_sections)
+            parts.insert(1, f"**Spec sections no issue covers:** {names}")
         yield Markdown("\n\n".join(parts), id="issues")
 
 
@@ -136,6 +141,11 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
         if self.checkpoint.context.flagged:
             return "Close: commit the ticked files, exclude the rest"
         return super().approve_text()
+
+
+def section_names(names: list[str]) -> str:
+    """Spec section names for Markdown: escaped, each in backticks (so never markup)."""
+    return ", ".join(f"`{printable_line(name).replace('`', '')}`" for name in names) or "(none)"
 
 
 def flagged_label(item: FlaggedFile) -> str:
