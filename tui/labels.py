@@ -44,12 +44,13 @@ def mode(info: AgentInfo) -> str:
 
 def status(info: AgentInfo) -> str:
     """The status column: ``⚑ waits 3m`` says a human is needed, and for how long; an
-    ended agent shows its exit state (``broken``: its project's tests could not run)."""
+    ended agent shows its exit state (``broken``: its project's tests could not run;
+    ``partial``: done, with work left undone)."""
     if info.status is AgentStatus.WAITING and info.pending_checkpoint is not None:
         since = f" {duration(now() - info.pending_since)}" if info.pending_since else ""
         return f"⚑ waits{since}"
-    if info.exit_state is ExitState.BROKEN:
-        return "broken"
+    if info.exit_state in (ExitState.BROKEN, ExitState.PARTIAL):
+        return info.exit_state.value
     return info.status.value
 
 

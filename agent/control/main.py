@@ -28,8 +28,11 @@ from common.credentials import credentials_from
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.base import utc_now
+from common.schemas.coverage import gaps_line
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.protocol import AgentInfo
+from common.schemas.spend import Spend
 from common.secrets import hide_secrets_from_proc
 from common.untrusted_text import printable_line
 from common.workspace import checkpoints
@@ -120,18 +123,25 @@ async def cmd_list(_args: argparse.Namespace) -> int:
 
 
 async def cmd_status(args: argparse.Namespace) -> int:
+    if args.agent is None:
+        async with DaemonClient.connect() as client:
+            agents = await client.list_agents()
+        for line in status_table(agents):
+            print(line)
+        return 0
     info = await _agent(args.agent)
     print(_one_line(info))
     print(f"  spec:      {info.spec_file}")
     print(f"  project:   {info.project_dir}")
     print(f"  workspace: {info.workspace}")
     print(f"  log:       {info.log_file}")
-    exit_line = info.exit_state.value + (f" ({printable_line(info.reason)})" if info.reason else "")
+    exit_line = _exit_text(info) + (f" ({printable_line(info.reason)})" if info.reason else "")
     print(f"  exit:      {exit_line}")
     if info.set_aside:
         print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")
     for iid, spend in sorted(info.issue_spend.items()):
         print(f"  issue #{iid}: {spend.line()}")
+    print(f"  total:     {_progress(info)}; {info.spend.line()}")
     workspace = WorkspaceFiles(info.workspace)
     print(f"  {status_line(read_counts(workspace))}")
     print(f"  secrets:   {security_counts.read(workspace).redactions} redactions")
@@ -272,10 +282,40 @@ def _one_line(info: AgentInfo) -> str:
     mode = "AUTO" if info.auto_accept else "HITL"
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
     unsandboxed = "" if info.sandboxed else " [UNSANDBOXED]"
+    gaps = gaps_line(info.coverage, info.set_aside)
+    shown = f" [{printable_line(gaps)}]" if info.exit_state is ExitState.PARTIAL else ""
     return (
         f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode} {phase:<20} "
-        f"{info.spec_file.name}{waiting}{unsandboxed}"
+        f"{info.spec_file.name}{waiting}{unsandboxed}{shown}"
     )
+
+
+def _exit_text(info: AgentInfo) -> str:
+    """``partial: #3 set aside; 1 section uncovered: …`` or the exit state alone."""
+    if info.exit_state is ExitState.PARTIAL:
+        return f"partial: {printable_line(gaps_line(info.coverage, info.set_aside))}"
+    return info.exit_state.value
+
+
+def _progress(info: AgentInfo) -> str:
+    return f"{info.issues_closed} of {info.issues_total} issue(s) closed"
+
+
+def status_table(agents: list[AgentInfo]) -> list[str]:
+    """``harness status`` without an agent: one line per agent with its issues and spend,
+    then the total of them all."""
+    if not agents:
+        return ["no agents"]
+    lines = [_one_line(info) + f"\n  {_progress(info)}; {info.spend.line()}" for info in agents]
+    total = Spend()
+    for info in agents:
+        total = total.plus(info.spend)
+    closed = sum(info.issues_closed for info in agents)
+    issues = sum(info.issues_total for info in agents)
+    lines.append(
+        f"total: {len(agents)} agent(s), {closed} of {issues} issue(s) closed; {total.line()}"
+    )
+    return lines
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -329,11 +369,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--gitlab-project", metavar="GROUP/NAME", help="the project there")
 
     add("list", cmd_list, "list agents")
-    for name, command, text in (
-        ("status", cmd_status, "show one agent"),
-        ("stop", cmd_stop, "stop an agent (harness resume continues it)"),
-    ):
-        add(name, command, text).add_argument("agent")
+    status = add(
+        "status", cmd_status, "show one agent (without AGENT: every agent and their total)"
+    )
+    status.add_argument("agent", nargs="?")
+    add("stop", cmd_stop, "stop an agent (harness resume continues it)").add_argument("agent")
     checkpoint = add("checkpoint", cmd_checkpoint, "show the checkpoint waiting for a decision")
     checkpoint.add_argument("agent")
     shown = checkpoint.add_mutually_exclusive_group()

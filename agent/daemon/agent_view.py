@@ -69,6 +69,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         reason=reason,
         sandboxed=record.spec.sandbox,
         exit_state=exit_state(status, state),
+        coverage=state.coverage if state is not None else None,
         issue_spend=state.issue_spend if state is not None else {},
         set_aside=state.set_aside if state is not None else [],
         pending_since=checkpoint.root.created_at if pending and checkpoint is not None else None,
@@ -81,8 +82,17 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
 
 
 def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
-    """The seed's exit state: only a finished agent is complete, failed or broken."""
+    """The seed's exit state: only a finished agent is complete, partial, failed or broken.
+
+    A done run is partial when the harness counted work left undone before the merge
+    request (an issue set aside or left open, a spec section no closed issue covers),
+    or, for a state from before that count, when an issue was set aside.
+    """
     if status is AgentStatus.DONE:
+        if state is not None and (
+            state.coverage.has_gaps if state.coverage is not None else state.set_aside
+        ):
+            return ExitState.PARTIAL
         return ExitState.COMPLETE
     if status is AgentStatus.FAILED:
         return ExitState.BROKEN if state is not None and state.broken else ExitState.FAILED

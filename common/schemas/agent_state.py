@@ -10,6 +10,7 @@ from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
+from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
 from common.schemas.outbound import ApprovedChange, FlaggedFile, OutboundSettings
@@ -202,5 +203,7 @@ class AgentState(StrictModel):
     """A person chose "go to the merge request with what is done": no new issue starts."""
     accepted_regressions: list[str] = Field(default_factory=list)
     """Failures a person deferred at the regression check before the merge request."""
+    coverage: SpecCoverage | None = None
+    """What the run leaves undone, computed before the merge request (``None`` before)."""
     history: list[Transition] = Field(default_factory=list)
     updated_at: datetime = Field(default_factory=utc_now)

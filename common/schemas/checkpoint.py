@@ -14,6 +14,7 @@ from pydantic import Field, RootModel, TypeAdapter, model_validator
 
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
+from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
 from common.schemas.outbound import FileChoice, Finding, FlaggedFile
@@ -265,6 +266,8 @@ class MrPhaseTransitionContext(StrictModel):
     open_issues: list[IssueRef]
     test_run: TestRun | None = None
     skip_mr_creation: bool = False
+    coverage: SpecCoverage | None = None
+    """Spec sections no closed issue covers and issues left undone (the harness's count)."""
 
 
 class BudgetReachedContext(StrictModel):

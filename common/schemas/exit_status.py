@@ -22,6 +22,9 @@ class ExitState(StrEnum):
     """Running, waiting for a person, or stopped with work left (``harness resume``)."""
     COMPLETE = "complete"
     """Every phase done: the merge request (or the branch) holds the work."""
+    PARTIAL = "partial"
+    """Every phase done and the merge request (or the branch) holds the work, but issues
+    were set aside or left open, or spec sections no closed issue covers."""
     FAILED = "failed"
     """The run could not go on; the reason says why."""
     BROKEN = "broken"

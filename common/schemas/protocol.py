@@ -18,6 +18,7 @@ from common.credentials import check_names
 from common.schemas.agent_state import Phase
 from common.schemas.base import StrictModel
 from common.schemas.checkpoint import CheckpointType
+from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.spec import AgentSpec
@@ -128,7 +129,10 @@ class AgentInfo(StrictModel):
     """Its sessions run in the OS sandbox; ``False`` when its spec says ``"sandbox": false``
     (an agent that wants the sandbox where it cannot run refuses to start)."""
     exit_state: ExitState = ExitState.CONTINUING
-    """continuing, complete, failed or broken (the project's tests cannot run)."""
+    """continuing, complete, partial (work left undone: see ``coverage``), failed or
+    broken (the project's tests cannot run)."""
+    coverage: SpecCoverage | None = None
+    """Spec sections and issues the run leaves undone (``None`` before the merge request)."""
     issue_spend: dict[int, Spend] = Field(default_factory=dict)
     """What each issue's sessions cost so far."""
     set_aside: list[int] = Field(default_factory=list)

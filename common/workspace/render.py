@@ -27,6 +27,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
     SpecToIssuesCheckpoint,
 )
+from common.schemas.coverage import gaps_line
 from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import marked_lines, printable, printable_line
 
@@ -200,6 +201,8 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 out.append(f"Final tests: {_one(c.test_run.summary)}")
             if c.skip_mr_creation:
                 out.append("skip_mr_creation: the run stops on the feature branch")
+            if c.coverage is not None and c.coverage.has_gaps:
+                out.append(f"Partial: {_one(gaps_line(c.coverage, []))}")
             return out
         case BudgetReachedCheckpoint(context=c):
             out = [f"Reached: {_one(line)}" for line in c.reached]

@@ -31,6 +31,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
+from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft
 from common.schemas.spend import Spend
@@ -124,7 +125,11 @@ def closure(checkpoint_id: str = "ic-1") -> Checkpoint:
 def mr_transition(checkpoint_id: str = "mp-1") -> Checkpoint:
     return MrPhaseTransitionCheckpoint(
         **_text(checkpoint_id),
-        context=MrPhaseTransitionContext(closed_issues=ISSUES, open_issues=[]),
+        context=MrPhaseTransitionContext(
+            closed_issues=ISSUES,
+            open_issues=[],
+            coverage=SpecCoverage(sections=["Parsing", "Output"], uncovered=["Output"]),
+        ),
     )
 
 

@@ -55,6 +55,9 @@ def test_an_issue_the_model_cannot_fix_is_set_aside_and_the_run_goes_on() -> Non
     assert code == 0, log_text(files)
     assert state.phase is Phase.DONE
     assert state.set_aside == [1]
+    assert exit_state(AgentStatus.DONE, state) is ExitState.PARTIAL, "not complete"
+    assert state.coverage is not None
+    assert (state.coverage.set_aside, state.coverage.uncovered) == ([1], ["half"])
     moves = {move.to_phase for move in state.history}
     assert Phase.REGRESSION_APPROVAL not in moves, "the issue's own failing test is no regression"
     half, double = milestone(files).issues
@@ -76,6 +79,12 @@ def test_an_issue_the_model_cannot_fix_is_set_aside_and_the_run_goes_on() -> Non
     assert not (project / "calc" / "half.py").exists(), "unaccepted work is not on the branch"
     record = milestone(files).merge_request
     assert record is not None
+    assert record.description.splitlines()[:4] == [
+        "**Partial: this merge request does not implement the whole spec.**",
+        "- Set aside for a person (`needs-human`): #1",
+        "- Spec sections no closed issue covers: `half`",
+        "",
+    ], "the harness's lines come first, before the model's summary"
     assert "## Set aside for a person" in record.description
     assert "- #1: Add half (`needs-human`)" in record.description
     assert "## Cost" in record.description and "| #2 | 1 |" in record.description

@@ -26,7 +26,9 @@ from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import CheckpointType
+from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import AgentStatus
+from common.schemas.exit_status import ExitState
 from common.schemas.issues import MergeRequestRecord, TrackedIssue
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
@@ -269,8 +271,9 @@ SIZES = [(80, 24), (160, 48)]
 SIZE_IDS = ["80x24", "160x48"]
 
 
-def cockpit_agents(home_projects: Path) -> list[AgentInfo]:
-    """Three agents: one waiting for a human, one coding, one done (with its workspace files)."""
+def cockpit_agents(home_projects: Path, gaps: SpecCoverage | None = None) -> list[AgentInfo]:
+    """Three agents: one waiting for a human, one coding, one done (with its workspace files;
+    partial, with ``gaps``)."""
     project = home_projects / "textkit"
     agents: list[AgentInfo] = []
     for number in (1, 2, 3):
@@ -300,12 +303,13 @@ def cockpit_agents(home_projects: Path) -> list[AgentInfo]:
             "spend": Spend(sessions=7, tokens_in=1_540_000, tokens_out=61_000, cost_usd=2.9),
         }
     )
-    done = done_agent(home_projects, done)
+    done = done_agent(home_projects, done, gaps)
     return [coding, done, waiting]
 
 
-def done_agent(home_projects: Path, info: AgentInfo) -> AgentInfo:
-    """``info`` finished: a feature branch with two commits, a milestone, a state with spend."""
+def done_agent(home_projects: Path, info: AgentInfo, gaps: SpecCoverage | None = None) -> AgentInfo:
+    """``info`` finished: a feature branch with two commits, a milestone, a state with spend
+    (and, with ``gaps``, the work it left undone: issue #3 set aside)."""
     project = info.project_dir
     git(project, "checkout", "-q", "-b", "feature/slugify")
     for name in ("slug", "words"):
@@ -329,12 +333,19 @@ def done_agent(home_projects: Path, info: AgentInfo) -> AgentInfo:
     )
     write_model(
         files.state,
-        AgentState(phase=Phase.DONE, last_test_run=samples.PASSING, spend=spend),
+        AgentState(
+            phase=Phase.DONE,
+            last_test_run=samples.PASSING,
+            spend=spend,
+            coverage=gaps,
+            set_aside=gaps.set_aside if gaps is not None else [],
+        ),
     )
+    aside = ["needs-human"] if gaps is not None else []
     issues = [
         TrackedIssue(iid=1, title="Add slugify", description="", state="closed"),
         TrackedIssue(iid=2, title="Add word_count", description="", state="closed"),
-        TrackedIssue(iid=3, title="Add truncate", description=""),
+        TrackedIssue(iid=3, title="Add truncate", description="", labels=aside),
     ]
     record = MergeRequestRecord(
         iid=1,
@@ -354,12 +365,15 @@ def done_agent(home_projects: Path, info: AgentInfo) -> AgentInfo:
             "issues_total": 3,
             "spend": spend,
             "ended_at": datetime(2026, 1, 15, 9, 31, 40, tzinfo=UTC),
+            "exit_state": ExitState.PARTIAL if gaps is not None else info.exit_state,
+            "coverage": gaps,
+            "set_aside": gaps.set_aside if gaps is not None else [],
         }
     )
 
 
-def cockpit_app(home_projects: Path) -> HarnessApp:
-    app, _ = make_app(cockpit_agents(home_projects), settings=ASK_FIRST)
+def cockpit_app(home_projects: Path, gaps: SpecCoverage | None = None) -> HarnessApp:
+    app, _ = make_app(cockpit_agents(home_projects, gaps), settings=ASK_FIRST)
     return app
 
 
@@ -396,6 +410,33 @@ def test_cockpit_summary_of_a_finished_agent(
         await pilot.pause()
 
     assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=summary)
+
+
+PARTIAL = SpecCoverage(
+    sections=["Context", "Feature 1: slugify", "Feature 2: word_count", "Feature 3: truncate"],
+    uncovered=["Feature 3: truncate"],
+    set_aside=[3],
+)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_summary_of_a_partial_run(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    """Done, but issue #3 was set aside: the list says partial, the summary names the gaps."""
+
+    async def summary(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        app = pilot.app
+        assert isinstance(app, HarnessApp)
+        app.running.query_one(AgentList).select("agent_3")
+        await wait_until(
+            pilot, lambda: "merge request" in str(app.running.query_one("#summary").render()), "it"
+        )
+        await pilot.pause()
+
+    app = cockpit_app(home_projects, PARTIAL)
+    assert snap_compare(app, terminal_size=size, run_before=summary)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

@@ -14,6 +14,8 @@ from common.atomic import read_model_or_none
 from common.errors import GitError, StateFileError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
+from common.schemas.coverage import gaps_line
+from common.schemas.exit_status import ExitState
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo
@@ -38,6 +40,8 @@ def summary_lines(agent: AgentInfo) -> list[str]:
     files = WorkspaceFiles(agent.workspace)
     head = f"{agent.name} {agent.status.value} after {labels.elapsed(agent)}"
     lines = [head + (f": {agent.reason}" if agent.reason else "")]
+    if agent.exit_state is ExitState.PARTIAL:
+        lines.append(f"partial: {gaps_line(agent.coverage, agent.set_aside)}")
     try:
         info = read_model_or_none(files.info, WorkspaceInfo)
         state = read_model_or_none(files.state, AgentState)
@@ -53,7 +57,12 @@ def summary_lines(agent: AgentInfo) -> list[str]:
         still_open = [issue for issue in milestone.issues if issue.state != "closed"]
         lines.append(f"issues: {len(closed)} of {len(milestone.issues)} closed")
         lines += [f"  ✓ #{issue.iid} {issue.title}" for issue in closed]
-        lines += [f"  · #{issue.iid} {issue.title} (left open)" for issue in still_open]
+        aside = set(agent.coverage.set_aside if agent.coverage else agent.set_aside)
+        lines += [
+            f"  · #{issue.iid} {issue.title} "
+            + ("(set aside for a person)" if issue.iid in aside else "(left open)")
+            for issue in still_open
+        ]
         mr = milestone.merge_request
         if mr is not None:
             where = f" — {mr.web_url}" if mr.web_url else ""

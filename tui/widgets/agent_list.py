@@ -55,6 +55,8 @@ RANK = {
 def _status_style(info: AgentInfo) -> str:
     if info.exit_state is ExitState.BROKEN:
         return "bold magenta"
+    if info.exit_state is ExitState.PARTIAL:
+        return "bold yellow"
     return STATUS_STYLES[info.status]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import diff_excerpt, faultpoints, integrity, model_words
+from agent.core import coverage, diff_excerpt, faultpoints, integrity, model_words, spec_sections
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
 from agent.core.stages import held_files
@@ -62,6 +62,9 @@ async def mr_phase_transition(run: Run) -> None:
         )
         return
     issues = await run.tracker.list_issues()
+    spec_text = run.files.spec_copy.read_text()
+    measured = coverage.measure(spec_text, issues, run.state.spec_drafts, SET_ASIDE_LABEL)
+    run.save(coverage=measured)
 
     async def build(checkpoint_id: str) -> Checkpoint:
         closed = [_ref(i) for i in issues if i.state == "closed"]
@@ -77,6 +80,7 @@ async def mr_phase_transition(run: Run) -> None:
             what_happened=[
                 f"{len(closed)} issue(s) closed"
                 + (f", {len(aside)} set aside for a person" if aside else ""),
+                spec_sections.coverage_line(measured.sections, measured.uncovered, "closed"),
                 f"final test suite: {final.summary if final else 'skipped'}",
                 *(f"final check {n}: {c.summary}" for n, c in checks.items()),
                 f"spent: {run.state.spend.line()}",
@@ -89,6 +93,7 @@ async def mr_phase_transition(run: Run) -> None:
                 open_issues=still_open,
                 test_run=final,
                 skip_mr_creation=spec.skip_mr_creation,
+                coverage=measured,
             ),
         )
 
@@ -265,8 +270,11 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     # Always the harness's own: the model's summary cannot stand in for it (it is quoted).
     stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
     changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
+    gaps = coverage.gaps_lines(run.state.coverage) if run.state.coverage is not None else []
     return (
-        f"{model_words.section('## Summary', summary)}\n\n{changes}## Verification\n"
+        "".join(f"{line}\n" for line in gaps)
+        + ("\n" if gaps else "")
+        + f"{model_words.section('## Summary', summary)}\n\n{changes}## Verification\n"
         f"- Test suite (run by the harness on the final branch): {tests}\n"
         f"- Regression checks: {regression}\n"
         + checks

@@ -20,6 +20,7 @@ from common.schemas.checkpoint import (
     ProjectVerificationCheckpoint,
     SpecToIssuesCheckpoint,
 )
+from common.schemas.coverage import gaps_line
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile
 from common.untrusted_text import printable, printable_line
@@ -164,6 +165,9 @@ class MrPhaseTransitionReview(ReviewScreen[MrPhaseTransitionCheckpoint]):
         yield Static(f"Closed:\n{issue_lines(context.closed_issues)}", markup=False)
         yield Static(f"Still open:\n{issue_lines(context.open_issues)}", markup=False)
         yield Static(test_run_text(context.test_run, "Final tests"), markup=False)
+        if context.coverage is not None and context.coverage.has_gaps:
+            gaps = printable_line(gaps_line(context.coverage, []))
+            yield Static(f"Partial: {gaps}", markup=False)
         if context.skip_mr_creation:
             yield Static("skip_mr_creation is set: the run stops on the feature branch.")
 
