@@ -230,6 +230,22 @@ class IssueSelectionContext(StrictModel):
     closed_count: int = 0
 
 
+class ChangesSinceRejection(StrictModel):
+    """What the issue's branch gained since a person rejected its closure: git's facts,
+    read by the harness (commits, files, counts), never the model's account of them."""
+
+    checkpoint_id: str
+    """The rejected issue_closure checkpoint."""
+    commit_sha: str
+    """The commit that rejected closure showed."""
+    commits: list[str] = Field(default_factory=list)
+    """Commits since then, oldest first (full ids)."""
+    files: list[str] = Field(default_factory=list)
+    """Files changed since then, escaped to one line each."""
+    shortstat: str = ""
+    """``git diff --shortstat`` since then (empty: no change)."""
+
+
 class IssueClosureContext(StrictModel):
     issue_iid: int
     issue_title: str
@@ -259,6 +275,8 @@ class IssueClosureContext(StrictModel):
     choice; auto-accept never approves one."""
     issue_findings: list[Finding] = Field(default_factory=list)
     """Findings about the issue as a whole (its diff over the budget): a person decides."""
+    since_rejection: ChangesSinceRejection | None = None
+    """When a person rejected this issue's closure before: what changed since."""
 
 
 class MrPhaseTransitionContext(StrictModel):

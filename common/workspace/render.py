@@ -15,6 +15,7 @@ import textwrap
 
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
+    ChangesSinceRejection,
     Checkpoint,
     ClosureDecision,
     EnrichmentScopeCheckpoint,
@@ -181,6 +182,8 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 out += [f"  {line}" for line in _model_block("The claim", refusal.claim)]
             out += [f"Not committed by the harness: {_one(line)}" for line in c.kept_out]
             out += [f"Over the issue's budget: {_one(item.reason)}" for item in c.issue_findings]
+            if c.since_rejection is not None:
+                out += since_rejection_lines(c.since_rejection)
             choices = (
                 checkpoint.decision.files
                 if isinstance(checkpoint.decision, ClosureDecision)
@@ -221,6 +224,32 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
                 *_model_block("Description", c.description),
             ]
     return []
+
+
+def since_rejection_summary(changes: ChangesSinceRejection) -> str:
+    """``since your rejection: 2 commits, 3 files`` (one line; the agent's WHAT HAPPENED)."""
+    return f"since your rejection: {_change_counts(changes)}"
+
+
+def since_rejection_lines(changes: ChangesSinceRejection) -> list[str]:
+    """What changed since the rejected closure, as git counts it: commits, files, stat."""
+    at = f"{_one(changes.checkpoint_id)} at {_one(changes.commit_sha[:12])}"
+    out = [f"Since your rejection ({at}): {_change_counts(changes)}"]
+    if changes.commits:
+        out.append(f"  commits: {', '.join(_one(sha[:12]) for sha in changes.commits)}")
+    if changes.files:
+        out.append(f"  files: {', '.join(_one(name) for name in changes.files)}")
+    if changes.shortstat:
+        out.append(f"  {_one(changes.shortstat)}")
+    return out
+
+
+def _change_counts(changes: ChangesSinceRejection) -> str:
+    if not changes.commits and not changes.files:
+        return "no new commit, nothing changed"
+    commits = f"{len(changes.commits)} commit" + ("" if len(changes.commits) == 1 else "s")
+    files = f"{len(changes.files)} file" + ("" if len(changes.files) == 1 else "s")
+    return f"{commits}, {files}"
 
 
 def flagged_lines(flagged: list[FlaggedFile], choices: dict[str, str]) -> list[str]:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from agent.core import (
+    closure_changes,
     commits,
     diff_excerpt,
     faultpoints,
@@ -39,7 +40,8 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.verdict import SessionVerdict
-from common.workspace import git, pathnames
+from common.workspace import checkpoints, git, pathnames
+from common.workspace.render import since_rejection_summary
 
 FEEDBACK_OUTPUT_LINES = 15
 HIDDEN_SHOWN = 20
@@ -325,6 +327,12 @@ async def issue_closure(run: Run) -> None:
                 "approve or exclude each (auto-accept never approves them)"
             )
         what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
+        # Asked again after a person's reject: what the sessions since then changed.
+        changes = closure_changes.since_rejection(
+            project, checkpoints.history(run.files), iid, last
+        )
+        if changes is not None:
+            what_happened.append(since_rejection_summary(changes))
         return IssueClosureCheckpoint(
             id=checkpoint_id,
             what_happened=what_happened,
@@ -353,6 +361,7 @@ async def issue_closure(run: Run) -> None:
                 kept_out=state.kept_out,
                 flagged=flagged,
                 issue_findings=over_budget,
+                since_rejection=changes,
             ),
         )
 
