@@ -254,6 +254,12 @@ def test_checkpoint_dialog(snap_compare: SnapCompare, kind: CheckpointType) -> N
 
 
 @pytest.mark.parametrize("kind", list(CheckpointType))
+def test_checkpoint_dialog_at_80x24(snap_compare: SnapCompare, kind: CheckpointType) -> None:
+    """The smallest terminal the TUI supports: each dialog's action line whole at its foot."""
+    assert snap_compare(ModalApp(kind, review=False), terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("kind", list(CheckpointType))
 def test_review_screen(snap_compare: SnapCompare, kind: CheckpointType) -> None:
     assert snap_compare(ModalApp(kind, review=True), terminal_size=SIZE)
 

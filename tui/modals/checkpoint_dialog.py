@@ -33,6 +33,7 @@ from common.errors import (
 )
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable_line
+from common.workspace import rejecting
 from common.workspace.diff_text import ReviewDiff, review_diff
 from tui import labels
 from tui.modals import checkpoint_text
@@ -134,8 +135,11 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
                 review = self._review
                 if review is not None:
                     yield DiffView(review, keys="] next file, [ previous", id="dialog-diff")
-            yield Static("", id="notice", markup=False)
-            yield Static(checkpoint_text.shortcuts(checkpoint), id="shortcuts")
+            # The action line is docked to the dialog's bottom edge: the body shrinks and
+            # scrolls on a small terminal, the keys never leave the screen.
+            with Vertical(id="dialog-keys"):
+                yield self._notice_line
+                yield Static(checkpoint_text.shortcuts(checkpoint), id="shortcuts")
         yield Footer()
 
     def set_others(self, count: int) -> None:
@@ -170,6 +174,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         kind = self.checkpoint.type.value
         prompt = ReasonPrompt(
             f"Reject {kind}: why? ({printable_line(self.checkpoint.if_rejected)})",
+            use=rejecting.reason_use(self.checkpoint.type),
             subtitle=printable_line(self._subtitle),
         )
         self.app.push_screen(prompt, self._reason_given)
@@ -235,8 +240,15 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
             self.pop_until_active()
         self.dismiss(outcome)
 
+    @cached_property
+    def _notice_line(self) -> Static:
+        """The line for what happened to an answer, held here: a key pressed as the dialog
+        appears reaches it before the nested line is mounted (a query would find nothing)."""
+        return Static("", id="notice", markup=False)
+
     def _notice(self, text: str) -> None:
-        self.query_one("#notice", Static).update(text)
+        self._notice_line.update(text)
+        self._notice_line.display = bool(text)  # no empty line above the keys until then
 
     def _others_text(self) -> str:
         if not self._others:

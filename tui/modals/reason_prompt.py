@@ -1,8 +1,10 @@
 """The one-line reason a reject carries: N on a dialog asks for it before anything is written.
 
-The model's next attempt is told this reason, so a reject never goes out with a
-generic message by accident. Enter sends what was typed (empty is allowed and is
-recorded as an empty reason); Esc goes back to the dialog without deciding.
+The box says what the reason is for at this checkpoint (the model's next attempt is
+told it at some, it is only logged at others: :mod:`common.workspace.rejecting`), so a
+reject never goes out with a generic message by accident. Enter sends what was typed
+(empty is allowed and is recorded as an empty reason); Esc goes back to the dialog
+without deciding.
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ class ReasonPrompt(ModalScreen[str | None]):
         Binding("escape", "cancel", "Back to the dialog"),
     ]
 
-    def __init__(self, question: str, *, subtitle: str = "") -> None:
+    def __init__(self, question: str, *, use: str, subtitle: str = "") -> None:
         """
         Args:
             question: what the reason is for (``Reject spec_to_issues: why?``).
+            use: what becomes of the reason (who reads it), shown in the empty box.
             subtitle: who waits (agent and spec).
         """
         super().__init__()
         self._question = question
+        self._use = use
         self._subtitle = subtitle
 
     def compose(self) -> ComposeResult:
@@ -39,7 +43,7 @@ class ReasonPrompt(ModalScreen[str | None]):
             box.border_title = "REASON"
             box.border_subtitle = self._subtitle
             yield Static(self._question, id="reason-question", markup=False)
-            yield Input(placeholder="the model's next attempt is told this", id="reason-input")
+            yield Input(placeholder=self._use, id="reason-input")
             yield Static("Enter sends (empty is allowed) · Esc goes back", id="reason-keys")
         yield Footer()
 

@@ -21,6 +21,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from common.schemas.checkpoint import CheckpointBase
 from common.untrusted_text import printable_line
+from common.workspace import rejecting
 from common.workspace.diff_text import ReviewDiff, review_diff
 from tui import labels
 from tui.modals import checkpoint_text
@@ -73,7 +74,8 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
                 yield Static(self.HEADING, classes="heading", markup=False)
                 yield from self.compose_body()
             if self.TAKES_REASON:
-                yield Input(placeholder="reason or feedback (optional)", id="reason")
+                use = rejecting.reason_use(self.item.checkpoint.type)
+                yield Input(placeholder=f"on reject: {use}", id="reason")
             yield Static("", id="review-notice", markup=False)
             with Horizontal(id="review-buttons"):
                 yield Button(self.approve_text(), variant="success", id="approve")

@@ -13,6 +13,7 @@ from common.schemas.checkpoint import (
     BudgetAction,
     BudgetReachedCheckpoint,
     IssueEnrichmentCheckpoint,
+    IssueRef,
     IssueSelectionCheckpoint,
     RegressionAction,
     RegressionApprovalCheckpoint,
@@ -29,11 +30,23 @@ ACTION_HELP = {
 }
 
 
+#: The marks before a ticked and an unticked issue: the list's own toggle differs by colour
+#: only, which a monochrome terminal (or a colour-blind person) cannot tell apart.
+TICKED = "[x]"
+UNTICKED = "[ ]"
+
+
+def enrich_prompt(ref: IssueRef, ticked: bool) -> Content:
+    """``[x] #2 Add word_count``: one issue of the enrichment list, never markup."""
+    mark = TICKED if ticked else UNTICKED
+    return Content(f"{mark} #{ref.iid} {printable_line(ref.title)}")
+
+
 class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
     """Which issues get a deep-research session; prefilled with the model's recommendation."""
 
     FOCUS_REASON = False
-    HEADING = "Issues to enrich (space toggles; the model's picks are ticked)"
+    HEADING = "Issues to enrich (space toggles; the model's picks are ticked [x])"
     TAKES_REASON = False
 
     def compose_body(self) -> ComposeResult:
@@ -41,9 +54,10 @@ class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
         yield SelectionList[int](
             *(
                 Selection(
-                    Content(f"#{ref.iid} {printable_line(ref.title)}"),  # never markup
+                    enrich_prompt(ref, ref.iid in context.recommended),
                     ref.iid,
                     ref.iid in context.recommended,
+                    id=str(ref.iid),
                 )
                 for ref in context.issues
             ),
@@ -52,6 +66,14 @@ class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
 
     def on_mount(self) -> None:
         self.query_one("#enrich", SelectionList).focus()
+
+    @on(SelectionList.SelectedChanged, "#enrich")
+    def ticks_changed(self) -> None:
+        """Redraw each issue's mark to follow its tick."""
+        enrich = self.query_one("#enrich", SelectionList)
+        ticked = set(enrich.selected)
+        for ref in self.checkpoint.context.issues:
+            enrich.replace_option_prompt(str(ref.iid), enrich_prompt(ref, ref.iid in ticked))
 
     def choice(self) -> str:
         """The ticked iids, in list order (empty: enrich none)."""
