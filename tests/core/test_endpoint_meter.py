@@ -157,7 +157,13 @@ async def test_a_failed_session_still_pays_for_what_the_endpoint_forwarded(tmp_p
     )
     with pytest.raises(ModelEndpointError):
         await run.session(
-            "coding-1", "initializer", expected_issue=4, spec="", target_branch="", feedback=""
+            "coding-1",
+            "initializer",
+            expected_issue=4,
+            spec="",
+            section_list="",
+            target_branch="",
+            feedback="",
         )
     assert run.state.spend.tokens_in == 150 and run.state.spend.tokens_out == 10
     assert run.state.spend.cost_usd > 0 and run.state.spend.sessions == 0

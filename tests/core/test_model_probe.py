@@ -133,7 +133,9 @@ async def test_a_refused_key_is_not_retried_and_reads_as_one_clean_line(tmp_path
 
     run = session_run(tmp_path, refused, logged)
     with pytest.raises(ModelEndpointError) as raised:
-        await run.session("initializer", "initializer", spec="", target_branch="", feedback="")
+        await run.session(
+            "initializer", "initializer", spec="", section_list="", target_branch="", feedback=""
+        )
     assert calls == ["initializer"]
     assert str(raised.value) == "session initializer failed (HTTP 401): invalid x-api-key"
     assert not any("attempt" in line for line in logged)
@@ -150,7 +152,9 @@ async def test_a_failing_session_is_retried_and_its_error_named_once(
 
     run = session_run(tmp_path, failing, logged)
     with pytest.raises(SessionError) as raised:
-        await run.session("coding #1", "initializer", spec="", target_branch="", feedback="")
+        await run.session(
+            "coding #1", "initializer", spec="", section_list="", target_branch="", feedback=""
+        )
     assert str(raised.value) == "session coding #1 failed (HTTP 500): boom (after 3 attempts)"
     retries = [line for line in logged if "boom" in line]
     assert retries == [

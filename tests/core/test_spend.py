@@ -45,7 +45,9 @@ async def test_every_finished_session_adds_its_tokens_and_cost_to_the_saved_stat
     run = session_run(tmp_path, runner, [])
     (tmp_path / "ws").mkdir(parents=True)
     for _ in range(2):
-        await run.session("initializer", "initializer", spec="", target_branch="", feedback="")
+        await run.session(
+            "initializer", "initializer", spec="", section_list="", target_branch="", feedback=""
+        )
     saved = read_model(run.files.state, AgentState).spend
     assert saved == Spend(
         sessions=2,
