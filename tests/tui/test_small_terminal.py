@@ -239,3 +239,15 @@ async def test_the_review_says_what_a_rejects_reason_is_for_and_it_fits(
         for field in fields:  # the screens whose answer is a choice take no reason
             assert field.placeholder == f"on reject: {rejecting.reason_use(kind)}"
             assert field.content_region.width >= len(field.placeholder)
+
+
+@pytest.mark.parametrize("kind", list(CheckpointType))
+async def test_every_review_screens_buttons_are_whole_and_visible_at_80x24(
+    kind: CheckpointType,
+) -> None:
+    app = OneModal(kind, review=True)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await shown(pilot, ReviewScreen)
+        buttons = screen.query_one("#review-buttons")
+        assert screen.query_one("#review").content_region.contains_region(buttons.region)
+        assert uncovered(screen, buttons)
