@@ -97,13 +97,16 @@ def _disambiguated(found: list[tuple[str, int, int, int]]) -> list[SpecSection]:
     """Repeated ids get `` (2)``, `` (3)``… (never one that is already taken)."""
     taken = {name.casefold() for name, *_ in found}
     seen: set[str] = set()
+    next_number: dict[str, int] = {}
     sections: list[SpecSection] = []
     for name, level, first, last in found:
         unique = name
-        if name.casefold() in seen:
-            count = 2
-            while f"{name} ({count})".casefold() in taken | seen:
+        key = name.casefold()
+        if key in seen:
+            count = next_number.get(key, 2)
+            while (candidate := f"{name} ({count})".casefold()) in taken or candidate in seen:
                 count += 1
+            next_number[key] = count + 1
             unique = f"{name} ({count})"
         seen.add(unique.casefold())
         sections.append(SpecSection(unique, level, first, last))

@@ -133,3 +133,10 @@ def test_the_coverage_line() -> None:
         "1 of 2 spec section(s) no proposed issue covers: B"
     )
     assert line([], [], "closed") == "the spec has no text to map to issues"
+
+
+def test_many_repeats_stay_unique_and_numbered_in_order() -> None:
+    text = "".join(f"## Step\nline {n}\n" for n in range(300))
+    found = ids(text)
+    assert found[:3] == ["Step", "Step (2)", "Step (3)"] and found[-1] == "Step (300)"
+    assert len(set(found)) == 300
