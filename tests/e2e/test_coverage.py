@@ -78,6 +78,8 @@ def test_a_set_aside_issue_makes_the_run_partial_not_complete(daemon_home: Path)
     )
     assert "1 of 2 spec section(s) no closed issue covers: half" in before_mr.what_happened
     assert before_mr.context.coverage == state.coverage
+    logged = "".join(log.read_text() for log in workspace.logs.glob("*.log"))
+    assert "1 of 2 spec section(s) no closed issue covers: half" in logged
     record = read_model(workspace.milestone, FileMilestone).merge_request
     assert record is not None
     first = record.description.splitlines()

@@ -65,6 +65,7 @@ async def mr_phase_transition(run: Run) -> None:
     spec_text = run.files.spec_copy.read_text()
     measured = coverage.measure(spec_text, issues, run.state.spec_drafts, SET_ASIDE_LABEL)
     run.save(coverage=measured)
+    run.log(spec_sections.coverage_line(measured.sections, measured.uncovered, "closed"))
 
     async def build(checkpoint_id: str) -> Checkpoint:
         closed = [_ref(i) for i in issues if i.state == "closed"]
