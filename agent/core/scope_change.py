@@ -28,6 +28,8 @@ SCOPE_SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 _EMPHASIS = re.compile(r"[`*_~]")
+_HIDDEN = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+"""An HTML comment: Markdown shows nothing of it, so a sentence kept there is not kept."""
 _WORD = re.compile(r"[^\W_]+")
 _TRAILING = ".;:,"
 
@@ -66,7 +68,7 @@ def scope_changes(original: IssueDraft, title: str, description: str) -> list[st
     person reads at the enrichment_scope checkpoint (the model's text in it is quoted
     as it is; the caller escapes it for display).
     """
-    enriched = f"{title}\n{description}"
+    enriched = _HIDDEN.sub(" ", f"{title}\n{description}")
     dropped: list[str] = []
     if not title_kept(original.title, title):
         dropped.append(f"title: {original.title!r} became {title!r}")

@@ -96,6 +96,16 @@ def test_a_bullet_kept_up_to_case_whitespace_and_markdown_is_kept(
     assert sentence_kept(bullet, f"## Requirement Details\n- {written}\n")
 
 
+def test_a_bullet_kept_only_inside_an_html_comment_is_dropped() -> None:
+    """GitLab and every Markdown viewer show nothing of a comment: hidden is not kept."""
+    bullet = "Text that is not an interval raises ValueError naming the text."
+    text = PARSE.description().replace(f"- {bullet}", f"<!-- - {bullet} -->")
+    unclosed = PARSE.description().replace(f"- {bullet}", f"<!-- - {bullet}")
+
+    assert scope_changes(PARSE, PARSE.title, text) == [f"Requirement Details: {bullet}"]
+    assert f"Requirement Details: {bullet}" in scope_changes(PARSE, PARSE.title, unclosed)
+
+
 def test_one_dropped_bullet_is_named_with_its_section() -> None:
     text = (
         PARSE.description()
