@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import SelectionList
+
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import Checkpoint, ScopeDecision
@@ -58,3 +60,22 @@ async def test_reject_in_the_review_applies_none(workspace: Path) -> None:
     decision = await answered(workspace, "space", "ctrl+n", review=True)
 
     assert (decision.approved, decision.selected) == (False, [])
+
+
+async def test_a_ticked_enrichment_reads_x_without_colour(workspace: Path) -> None:
+    write_checkpoint(workspace, samples.enrichment_scope())
+    waiting = agent_info(
+        "agent_1", workspace, status=AgentStatus.WAITING, phase=Phase.ISSUE_ENRICHMENT
+    )
+    app, _ = make_app([waiting])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: dialog(app) is not None, "the dialog")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
+        apply = app.screen.query_one("#apply", SelectionList)
+        assert str(apply.get_option_at_index(0).prompt) == "[ ] #3 Add word_count"
+        await pilot.press("space")
+        await wait_until(
+            pilot, lambda: str(apply.get_option_at_index(0).prompt).startswith("[x] "), "[x]"
+        )
+    assert decided(workspace) is None

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from common.schemas.checkpoint import EnrichmentScopeCheckpoint
+from common.schemas.checkpoint import EnrichmentScopeCheckpoint, ScopeChange
 from common.untrusted_text import printable_line
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
+from tui.modals.review.choices import TICKED, UNTICKED
+
+
+def apply_prompt(change: ScopeChange, ticked: bool) -> Content:
+    """``[ ] #3 Add word_count`` (the enriched title): one enrichment to apply, never markup."""
+    mark = TICKED if ticked else UNTICKED
+    return Content(f"{mark} #{change.iid} {printable_line(change.enriched_title)}")
 
 
 class EnrichmentScopeReview(ReviewScreen[EnrichmentScopeCheckpoint]):
@@ -24,17 +32,13 @@ class EnrichmentScopeReview(ReviewScreen[EnrichmentScopeCheckpoint]):
     def compose_body(self) -> ComposeResult:
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static(
-            "Apply the enrichment of (space ticks; unticked issues keep the spec's text):",
+            "Apply the enrichment of (space ticks [x]; [ ] keeps the spec's text):",
             classes="heading",
             markup=False,
         )
         yield SelectionList[int](
             *(
-                Selection(
-                    Content(f"#{change.iid} {printable_line(change.enriched_title)}"),  # no markup
-                    change.iid,
-                    False,
-                )
+                Selection(apply_prompt(change, False), change.iid, False, id=str(change.iid))
                 for change in self.checkpoint.context.changes
             ),
             id="apply",
@@ -43,6 +47,14 @@ class EnrichmentScopeReview(ReviewScreen[EnrichmentScopeCheckpoint]):
 
     def on_mount(self) -> None:
         self.query_one("#apply", SelectionList).focus()
+
+    @on(SelectionList.SelectedChanged, "#apply")
+    def ticks_changed(self) -> None:
+        """Redraw each enrichment's mark to follow its tick."""
+        apply = self.query_one("#apply", SelectionList)
+        ticked = set(apply.selected)
+        for change in self.checkpoint.context.changes:
+            apply.replace_option_prompt(str(change.iid), apply_prompt(change, change.iid in ticked))
 
     def choice(self) -> str:
         """The ticked iids, in list order (empty: apply none)."""
