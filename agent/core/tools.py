@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.core import spec_sections
 from agent.core.toolset import FULL_SURFACE, SERVER_NAME, ToolSurface
+from common import dependencies
 from common.schemas.base import StrictModel
 from common.schemas.issues import IssueDraft
 
@@ -99,7 +100,8 @@ class SessionReports:
             self._make(
                 "propose_issues",
                 "Propose the issues the spec breaks into (spec-faithful: only what the spec "
-                "says), with the 1-based positions of issues worth enriching.",
+                "says), with the 1-based positions of issues worth enriching; each issue's "
+                "depends_on lists the 1-based positions of the issues it needs done first.",
                 IssueProposal,
                 "proposal",
             ),
@@ -152,6 +154,10 @@ class SessionReports:
                 if isinstance(mapped, str):
                     return _error(f"invalid input for {name}: {mapped}")
                 report = mapped
+            if isinstance(report, IssueProposal):
+                problem = dependency_problem(report)
+                if problem is not None:
+                    return _error(f"invalid input for {name}: {problem}")
             setattr(self, slot, report)
             return {"content": [{"type": "text", "text": f"{name}: recorded"}]}
 
@@ -172,6 +178,14 @@ def map_sections(proposal: IssueProposal, sections: list[str]) -> IssueProposal 
         known = "; ".join(sections) or "(none)"
         return f"unknown spec section(s): {'; '.join(problems)}. The spec's sections are: {known}"
     return proposal.model_copy(update={"issues": issues})
+
+
+def dependency_problem(proposal: IssueProposal) -> str | None:
+    """What is wrong with the proposal's ``depends_on`` (positions in the proposal), in one
+    line told to the model to mend: an unknown position, an issue depending on itself, a
+    cycle (``dependency cycle: #2 → #3 → #2``); ``None`` when they form a graph."""
+    graph = dependencies.positions([issue.depends_on for issue in proposal.issues])
+    return dependencies.graph_problem(graph, range(1, len(proposal.issues) + 1))
 
 
 def _error(text: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, RootModel, TypeAdapter, model_validator
 
+from common import dependencies
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
@@ -95,6 +96,15 @@ class ScopeDecision(Decision):
     other listed issue keeps its spec-faithful text (the default, and a reject)."""
 
     selected: list[int] = Field(default_factory=list)
+
+
+class ProposalDecision(Decision):
+    """spec_to_issues: create the proposed issues, with a person's changes to what depends
+    on what (signed with the rest of the decision, so the model cannot make them)."""
+
+    depends_on: dict[int, list[int]] = Field(default_factory=dict)
+    """Position → the positions it depends on, replacing the proposal's for each position
+    named (the others keep the model's); empty: the proposal's dependencies as shown."""
 
 
 class SelectionDecision(Decision):
@@ -224,10 +234,20 @@ class RegressionApprovalContext(StrictModel):
     """The issue's diff (the code that broke the tests); the branch's before the MR."""
 
 
+class BlockedIssue(IssueRef):
+    """An open issue that may not start yet: the harness's reading of the dependencies."""
+
+    waiting_for: list[int]
+    """Its dependencies that are not closed yet."""
+
+
 class IssueSelectionContext(StrictModel):
     open_issues: list[IssueRef]
+    """The open issues that may start now (every dependency closed): the choice."""
     recommended_iid: int
     closed_count: int = 0
+    blocked: list[BlockedIssue] = Field(default_factory=list)
+    """Open issues waiting for dependencies: shown, never chosen."""
 
 
 class ChangesSinceRejection(StrictModel):
@@ -341,7 +361,26 @@ class ProjectVerificationCheckpoint(CheckpointBase):
 class SpecToIssuesCheckpoint(CheckpointBase):
     type: Literal[CheckpointType.SPEC_TO_ISSUES] = CheckpointType.SPEC_TO_ISSUES
     context: SpecToIssuesContext
-    decision: Decision | None = None
+    decision: ProposalDecision | None = None
+
+    def dependencies(self) -> dict[int, list[int]]:
+        """Position → the positions it depends on: the proposal's, with the decision's edits."""
+        proposed = dependencies.positions([issue.depends_on for issue in self.context.issues])
+        edits = self.decision.depends_on if self.decision is not None else {}
+        return dependencies.edited(proposed, edits)
+
+    @model_validator(mode="after")
+    def _dependencies_are_a_graph(self) -> SpecToIssuesCheckpoint:
+        decision = self.decision
+        if decision is None or not decision.depends_on:
+            return self
+        if not decision.approved:
+            raise ValueError("a rejected proposal changes no dependency")
+        known = range(1, len(self.context.issues) + 1)
+        problem = dependencies.graph_problem(self.dependencies(), known)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class IssueEnrichmentCheckpoint(CheckpointBase):
@@ -446,6 +485,7 @@ AnyDecision = (
     | BudgetDecision
     | ClosureDecision
     | ScopeDecision
+    | ProposalDecision
 )
 
 CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)

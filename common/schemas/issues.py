@@ -9,6 +9,10 @@ from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
 
+SET_ASIDE_LABEL = "needs-human"
+"""The label of an issue left for a person: the label decides (a person who removes it
+gives the issue another chance)."""
+
 
 class IssueDraft(StrictModel):
     """A spec-faithful issue, before the tracker numbers it.
@@ -26,6 +30,10 @@ class IssueDraft(StrictModel):
     spec_sections: list[str] = Field(default_factory=list)
     """The spec's sections this issue implements, by the names the harness gave them;
     the harness refuses unknown names and counts coverage from a person's approval."""
+    depends_on: list[int] = Field(default_factory=list)
+    """1-based positions, in the same proposal, of the issues this one needs closed before
+    it starts; the harness refuses an unknown position, itself and a cycle, and a person
+    may change them at spec_to_issues."""
 
     def description(self) -> str:
         """The issue body in the spec-faithful template, omitting empty sections."""
@@ -68,6 +76,9 @@ class TrackedIssue(StrictModel):
     (``None``: an issue from before this record, or not the harness's)."""
     spec_description: str | None = None
     """The spec-faithful description approved at spec_to_issues, kept the same way."""
+    depends_on: list[int] = Field(default_factory=list)
+    """The iids this issue needs closed before it starts, as approved at spec_to_issues
+    (the harness's record: on GitLab also issue links and a "Depends on" line)."""
 
 
 class MergeRequestRecord(StrictModel):

@@ -6,6 +6,7 @@ so that "approve" means the same thing wherever it is pressed.
 
 from __future__ import annotations
 
+from common import dependencies
 from common.errors import CheckpointError
 from common.schemas.checkpoint import (
     AnyDecision,
@@ -21,17 +22,20 @@ from common.schemas.checkpoint import (
     IssueEnrichmentCheckpoint,
     IssueSelectionCheckpoint,
     MrReviewCheckpoint,
+    ProposalDecision,
     RegressionAction,
     RegressionApprovalCheckpoint,
     RegressionDecision,
     ScopeDecision,
     SelectionDecision,
+    SpecToIssuesCheckpoint,
 )
 from common.schemas.outbound import FileChoice
 
 _REGRESSION_ACTIONS = ", ".join(action.value for action in RegressionAction)
 _BUDGET_CHOICES = "raise, raise:USD, raise:time=MIN, stop, merge_request"
 _FILE_CHOICES = "approve=PATH or exclude=PATH, separated by ';' or new lines (PATH * for the rest)"
+_DEPENDS_CHOICE = "depends=ISSUE:DEPENDENCIES;… with proposal positions, e.g. depends=3:1,2;4:"
 
 
 def waits_for_person(checkpoint: Checkpoint) -> list[str]:
@@ -84,6 +88,8 @@ def default_decision(checkpoint: Checkpoint, decided_by: str) -> AnyDecision:
         case IssueClosureCheckpoint() if checkpoint.context.flagged:
             waiting = {item.path: FileChoice.WAIT for item in checkpoint.context.flagged}
             return ClosureDecision(approved=True, decided_by=decided_by, files=waiting)
+        case SpecToIssuesCheckpoint():
+            return ProposalDecision(approved=True, decided_by=decided_by)
         case _:
             return Decision(approved=True, decided_by=decided_by)
 
@@ -111,6 +117,8 @@ def reject_decision(checkpoint: Checkpoint, decided_by: str, reason: str | None)
             return BudgetDecision(
                 approved=False, decided_by=decided_by, reason=reason, action=BudgetAction.STOP
             )
+        case SpecToIssuesCheckpoint():
+            return ProposalDecision(approved=False, decided_by=decided_by, reason=reason)
         case _:
             return Decision(approved=False, decided_by=decided_by, reason=reason)
 
@@ -124,8 +132,8 @@ def choice_decision(
     comma-separated iids whose enrichment to apply (empty for none); issue_selection: one iid;
     regression_approval: an action name; budget_reached: ``raise`` (doubles the reached
     budget), ``raise:USD``, ``raise:time=MIN``, ``stop`` or ``merge_request``;
-    issue_closure: a choice per flagged file (:func:`file_choices`). Other checkpoints
-    take no choice.
+    issue_closure: a choice per flagged file (:func:`file_choices`); spec_to_issues:
+    ``depends=3:1,2;4:`` (:func:`dependency_edits`). Other checkpoints take no choice.
 
     Raises:
         CheckpointError: the choice does not fit the checkpoint.
@@ -177,6 +185,11 @@ def choice_decision(
             flagged = [item.path for item in checkpoint.context.flagged]
             files = file_choices(choice, flagged)
             return ClosureDecision(approved=True, decided_by=decided_by, reason=reason, files=files)
+        case SpecToIssuesCheckpoint():
+            edits = dependency_edits(checkpoint, choice)
+            return ProposalDecision(
+                approved=True, decided_by=decided_by, reason=reason, depends_on=edits
+            )
         case _:
             raise CheckpointError(f"{checkpoint.type.value} takes no choice; approve or reject it")
 
@@ -212,6 +225,30 @@ def file_choices(choice: str, flagged: list[str]) -> dict[str, FileChoice]:
     if missing:
         raise CheckpointError(f"no choice for: {', '.join(missing)}; give {_FILE_CHOICES}")
     return chosen
+
+
+def dependency_edits(checkpoint: SpecToIssuesCheckpoint, choice: str) -> dict[int, list[int]]:
+    """``depends=3:1,2;4:`` as the person's edits of the proposal's dependencies: issue 3
+    depends on 1 and 2, issue 4 on none, the others as proposed (``depends=`` alone: none
+    changed). Positions are the proposal's 1-based numbers, as every view shows them.
+
+    Raises:
+        CheckpointError: not ``depends=…``, an unknown position, a self-dependency, or a
+            cycle (one line naming it: ``dependency cycle: #2 → #3 → #2``); nothing changes.
+    """
+    name, sep, rest = choice.strip().partition("=")
+    if not sep or name.strip() != "depends":
+        raise CheckpointError(f"spec_to_issues takes {_DEPENDS_CHOICE}; got {choice!r}")
+    try:
+        edits = dependencies.parse_edits(rest)
+    except ValueError as e:
+        raise CheckpointError(f"{e}; give {_DEPENDS_CHOICE}") from e
+    proposed = dependencies.positions([issue.depends_on for issue in checkpoint.context.issues])
+    known = range(1, len(checkpoint.context.issues) + 1)
+    problem = dependencies.graph_problem(dependencies.edited(proposed, edits), known)
+    if problem is not None:
+        raise CheckpointError(problem)
+    return edits
 
 
 def _budget_choice(choice: str, decided_by: str, reason: str | None) -> BudgetDecision:

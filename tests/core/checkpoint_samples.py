@@ -195,4 +195,4 @@ def every_type() -> list[Checkpoint]:
 
 
 #: The checkpoint types whose decision is a plain approve/reject.
-PLAIN = [project_verification, spec_to_issues, closure, mr_transition, mr_review]
+PLAIN = [project_verification, closure, mr_transition, mr_review]
