@@ -21,6 +21,7 @@ from agent.gitlab_local.store import (
     REPORTER,
     ApiError,
     Issue,
+    IssueLink,
     MergeRequest,
     Milestone,
     Note,
@@ -234,6 +235,85 @@ def _carry_out_on_issue(
             item.title = action.argument
 
 
+# --- issue links ------------------------------------------------------------------------
+
+#: What a link type reads as from its target's side.
+_LINK_INVERSE = {"relates_to": "relates_to", "blocks": "is_blocked_by"}
+_LINK_TYPES = ("relates_to", "blocks", "is_blocked_by")
+
+
+def list_issue_links(call: Call) -> tuple[int, Body]:
+    """An issue's linked issues, oldest link first, each with the link as seen from it."""
+    project = call.project()
+    store = call.store
+    with store.lock:
+        issue = store.issue(project, int(call.args[1]))
+        found: list[JSON] = []
+        for link in sorted(store.links, key=lambda item: item.id):
+            here_source = (link.source_project_id, link.source_iid) == (project.id, issue.iid)
+            here_target = (link.target_project_id, link.target_iid) == (project.id, issue.iid)
+            if here_source:
+                other = _issue_by_ids(store, link.target_project_id, link.target_iid)
+                found.append(entities.linked_issue(store, other, link, link.link_type))
+            elif here_target:
+                other = _issue_by_ids(store, link.source_project_id, link.source_iid)
+                seen_as = _LINK_INVERSE[link.link_type]
+                found.append(entities.linked_issue(store, other, link, seen_as))
+        return 200, found
+
+
+def create_issue_link(call: Call) -> tuple[int, Body]:
+    """Link the issue to ``target_issue_iid`` of ``target_project_id``: one link per pair
+    (409 otherwise); ``is_blocked_by`` is stored as the target ``blocks`` the issue."""
+    project = call.project(GUEST)
+    call.required("target_project_id", "target_issue_iid")
+    link_type = call.text("link_type", "relates_to") or "relates_to"
+    if link_type not in _LINK_TYPES:
+        raise ApiError(400, {"error": "link_type does not have a valid value"})
+    store = call.store
+    target_project = store.project(call.text("target_project_id") or "", call.token.user)
+    with store.lock:
+        source = store.issue(project, int(call.args[1]))
+        try:
+            target = store.issue(target_project, int(call.text("target_issue_iid") or "0"))
+        except ValueError as e:
+            raise ApiError(400, {"error": "target_issue_iid is invalid"}) from e
+        if source.id == target.id:
+            raise ApiError(400, {"message": "Cannot assign an issue to itself"})
+        pair = {source.id, target.id}
+        for link in store.links:
+            ends = {
+                _issue_by_ids(store, link.source_project_id, link.source_iid).id,
+                _issue_by_ids(store, link.target_project_id, link.target_iid).id,
+            }
+            if ends == pair:
+                raise ApiError(409, {"message": "Issue(s) already assigned"})
+        first, second = (target, source) if link_type == "is_blocked_by" else (source, target)
+        stored = "blocks" if link_type != "relates_to" else "relates_to"
+        store.links.append(
+            IssueLink(
+                store.next_id("issue_link"),
+                first.project_id,
+                first.iid,
+                second.project_id,
+                second.iid,
+                stored,
+            )
+        )
+        return 201, {
+            "source_issue": entities.issue(store, source),
+            "target_issue": entities.issue(store, target),
+            "link_type": link_type,
+        }
+
+
+def _issue_by_ids(store: Store, project_id: int, iid: int) -> Issue:
+    for item in store.issues:
+        if item.project_id == project_id and item.iid == iid:
+            return item
+    raise not_found("Issue")
+
+
 # --- notes ------------------------------------------------------------------------------
 
 
@@ -374,6 +454,8 @@ ROUTES: list[tuple[str, tuple[str, ...], Endpoint]] = [
     ("POST", ("projects", P, "issues"), create_issue),
     ("GET", ("projects", P, "issues", N), get_issue),
     ("PUT", ("projects", P, "issues", N), update_issue),
+    ("GET", ("projects", P, "issues", N, "links"), list_issue_links),
+    ("POST", ("projects", P, "issues", N, "links"), create_issue_link),
     ("GET", ("projects", P, "issues", N, "notes"), list_notes),
     ("POST", ("projects", P, "issues", N, "notes"), create_note),
     ("GET", ("projects", P, "labels"), list_labels),

@@ -10,6 +10,7 @@ from agent.gitlab_local.store import (
     JSON,
     Branch,
     Issue,
+    IssueLink,
     Label,
     MergeRequest,
     Milestone,
@@ -97,6 +98,18 @@ def issue(store: Store, item: Issue) -> JSON:
             "relative": f"#{item.iid}",
             "full": f"{path}#{item.iid}",
         },
+    }
+
+
+def linked_issue(store: Store, item: Issue, link: IssueLink, link_type: str) -> JSON:
+    """An issue as ``GET …/issues/:iid/links`` lists it: the issue, with the link's fields
+    (``link_type`` as seen from the issue whose links are listed)."""
+    return {
+        **issue(store, item),
+        "issue_link_id": link.id,
+        "link_type": link_type,
+        "link_created_at": link.created_at,
+        "link_updated_at": link.created_at,
     }
 
 

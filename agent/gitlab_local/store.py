@@ -118,6 +118,21 @@ class Note:
 
 
 @dataclass
+class IssueLink:
+    """A relation between two issues, stored as GitLab stores it: ``is_blocked_by`` is
+    kept as the other issue ``blocks`` this one (source and target swapped)."""
+
+    id: int
+    source_project_id: int
+    source_iid: int
+    target_project_id: int
+    target_iid: int
+    link_type: str
+    """``relates_to`` or ``blocks``."""
+    created_at: str = field(default_factory=now)
+
+
+@dataclass
 class Label:
     id: int
     project_id: int
@@ -162,6 +177,7 @@ class Store:
         self.issues: list[Issue] = []
         self.notes: list[Note] = []
         self.labels: list[Label] = []
+        self.links: list[IssueLink] = []
         self.merge_requests: list[MergeRequest] = []
         self._ids: dict[str, int] = {}
 

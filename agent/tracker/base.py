@@ -27,7 +27,11 @@ class IssueTracker(Protocol):
         ...
 
     async def create_issues(self, drafts: list[IssueDraft]) -> list[TrackedIssue]:
-        """Create the issues in order; ones that already exist (same title) are returned."""
+        """Create the issues in order; ones that already exist (same title) are returned.
+
+        Each draft's ``depends_on`` (positions in ``drafts``) is kept as the created
+        issues' iids (:func:`with_dependencies`).
+        """
         ...
 
     async def list_issues(self) -> list[TrackedIssue]:
@@ -67,3 +71,14 @@ class IssueTracker(Protocol):
     async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
         """The open merge request for ``source_branch``, if any."""
         ...
+
+
+def with_dependencies(created: list[TrackedIssue], drafts: list[IssueDraft]) -> list[TrackedIssue]:
+    """``created`` (in the order of ``drafts``) with each draft's ``depends_on`` positions
+    as the iids the tracker gave those issues."""
+    return [
+        issue.model_copy(
+            update={"depends_on": sorted(created[p - 1].iid for p in draft.depends_on)}
+        )
+        for issue, draft in zip(created, drafts, strict=True)
+    ]

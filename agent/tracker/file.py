@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from agent.tracker.base import NoteKind
+from agent.tracker.base import NoteKind, with_dependencies
 from common.atomic import read_model, read_model_or_none, write_model
 from common.errors import TrackerError
 from common.schemas.base import utc_now
@@ -52,6 +52,9 @@ class FileTracker:
                 issues.append(existing)
                 by_title[draft.title] = existing
             result.append(existing)
+        result = with_dependencies(result, drafts)
+        kept = {issue.iid: issue for issue in result}
+        issues = [kept.get(issue.iid, issue) for issue in issues]
         self._save(milestone.model_copy(update={"issues": issues}))
         return result
 

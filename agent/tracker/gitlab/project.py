@@ -24,6 +24,7 @@ class ProjectApi:
 
     def __init__(self, client: Client, project_id: int) -> None:
         self.project = client.gl.projects.get(project_id, lazy=True)
+        self.project_id = project_id
 
     def find_milestone(self, title: str) -> Attrs | None:
         for milestone in self.project.milestones.list(title=title, get_all=True):
@@ -58,6 +59,21 @@ class ProjectApi:
 
     def create_note(self, iid: int, body: str) -> Attrs:
         return _attrs(self.project.issues.get(iid, lazy=True).notes.create({"body": inert(body)}))
+
+    def issue_links(self, iid: int) -> list[Attrs]:
+        """The issues linked to ``iid``, each with ``link_type`` as seen from ``iid``."""
+        links = self.project.issues.get(iid, lazy=True).links
+        return [_attrs(issue) for issue in links.list(get_all=True)]
+
+    def link_blocked_by(self, iid: int, blocker: int) -> Attrs:
+        """Link ``iid`` as blocked by ``blocker`` (same project): GitLab's own dependency."""
+        data = {
+            "target_project_id": self.project_id,
+            "target_issue_iid": blocker,
+            "link_type": "is_blocked_by",
+        }
+        source, _ = self.project.issues.get(iid, lazy=True).links.create(data)
+        return _attrs(source)
 
     def open_merge_request(self, source_branch: str) -> Attrs | None:
         found = self.project.mergerequests.list(

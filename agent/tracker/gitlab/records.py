@@ -99,6 +99,25 @@ def spec_note(draft: IssueDraft) -> str:
     )
 
 
+def dependency_block(iids: list[int]) -> str:
+    """The harness's "Depends on #N" lines (GitLab shows each reference as a link)."""
+    return "\n".join(f"Depends on #{iid}" for iid in iids)
+
+
+def with_dependency_block(text: str, iids: list[int]) -> str:
+    """``text`` ending with the dependency lines of ``iids`` (once; none: ``text``)."""
+    if not iids:
+        return text
+    block = dependency_block(iids)
+    body = text.rstrip()
+    return body if body.endswith(block) else f"{body}\n\n{block}"
+
+
+def blocked_by(links: list[Attrs]) -> list[int]:
+    """The iids an issue's links say it is blocked by."""
+    return sorted(int(link["iid"]) for link in links if link.get("link_type") == "is_blocked_by")
+
+
 def note_kind(key: str | None) -> NoteKind:
     """The kind a note's key names; notes without a key are someone's comments."""
     if key is not None and key.startswith("note-"):

@@ -7,7 +7,7 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-from agent.tracker.base import NoteKind
+from agent.tracker.base import NoteKind, with_dependencies
 from agent.tracker.gitlab.calls import Calls, Log
 from agent.tracker.gitlab.client import Client
 from agent.tracker.gitlab.project import ProjectApi
@@ -15,6 +15,7 @@ from agent.tracker.gitlab.records import (
     Attrs,
     GitLabSettings,
     Inventory,
+    blocked_by,
     find_issue,
     issue_key,
     merge_request,
@@ -23,6 +24,7 @@ from agent.tracker.gitlab.records import (
     split_marker,
     tracked,
     user_notes,
+    with_dependency_block,
     with_marker,
 )
 from agent.tracker.push import git_push
@@ -153,19 +155,19 @@ class GitLabTracker:
                 update={"spec_title": draft.title, "spec_description": draft.description()}
             )
             result.append(self._remember(issue))
+        result = [await self._keep_dependencies(i) for i in with_dependencies(result, drafts)]
         self._save_mirror()
         return result
 
     async def list_issues(self) -> list[TrackedIssue]:
         issues = []
         for attrs in await self._milestone_issues():
-            issues.append(self._remember(tracked(attrs, await self._notes_of(attrs))))
+            issues.append(await self._read(attrs))
         self._save_mirror()
         return sorted(issues, key=lambda issue: issue.iid)
 
     async def get_issue(self, iid: int) -> TrackedIssue:
-        attrs = await self._issue(iid)
-        issue = self._remember(tracked(attrs, await self._notes_of(attrs)))
+        issue = await self._read(await self._issue(iid))
         self._save_mirror()
         return issue
 
@@ -181,8 +183,10 @@ class GitLabTracker:
         data: Attrs = {}
         if title is not None:
             data["title"] = title
-        if description is not None:  # the new text keeps the issue's marker
+        if description is not None:  # the new text keeps the dependency lines and the marker
             _, key = split_marker((await self._issue(iid)).get("description") or "")
+            cached = self._issues.get(iid)
+            description = with_dependency_block(description, cached.depends_on if cached else [])
             data["description"] = with_marker(description, key) if key else description
         if add_labels:
             data["add_labels"] = ",".join(add_labels)
@@ -427,6 +431,67 @@ class GitLabTracker:
         self._save_mirror()
         return issue
 
+    async def _keep_dependencies(self, issue: TrackedIssue) -> TrackedIssue:
+        """Record ``issue.depends_on`` on GitLab, once however often it is retried: the
+        "Depends on #N" lines at the end of the description (before the marker) and an
+        ``is_blocked_by`` link to each, GitLab's own dependency where the API offers it
+        (a GitLab that refuses the link type keeps the lines and the mirror's record)."""
+        if not issue.depends_on:
+            return issue
+        iid = issue.iid
+        attrs = await self._issue(iid)
+        text, key = split_marker(attrs.get("description") or "")
+        wanted = with_dependency_block(text, issue.depends_on)
+        if wanted != text.rstrip():
+            data = {"description": with_marker(wanted, key) if key else wanted}
+            api = await self._api()
+            await self._calls().get(
+                f"write the dependencies of issue #{iid}", lambda: api.update_issue(iid, data)
+            )
+        for blocker in issue.depends_on:
+            await self._link_blocked_by(iid, blocker)
+        issue = issue.model_copy(update={"description": wanted})
+        self._issues[iid] = issue
+        return issue
+
+    async def _link_blocked_by(self, iid: int, blocker: int) -> None:
+        api = await self._api()
+        calls = self._calls()
+
+        def find() -> Attrs | None:
+            links = api.issue_links(iid)
+            return next((a for a in links if int(a["iid"]) == blocker), None)
+
+        if await calls.get(f"read the links of issue #{iid}", find) is not None:
+            return
+        try:
+            await calls.create(
+                f"link issue #{iid} as blocked by #{blocker}",
+                lambda: api.link_blocked_by(iid, blocker),
+                find,
+                duplicate="already assigned",
+            )
+        except GitLabApiError as e:
+            if e.kind not in ("forbidden", "rejected", "not_found"):
+                raise
+            self._log(
+                f"GitLab keeps no link #{iid} → #{blocker} ({e}); the description's "
+                "Depends on line and the harness's record keep the dependency"
+            )
+
+    async def _read(self, attrs: Attrs) -> TrackedIssue:
+        """An issue as GitLab has it; its dependencies from the harness's record, or, for
+        an issue the record does not hold (a mirror lost), from its ``is_blocked_by`` links."""
+        issue = tracked(attrs, await self._notes_of(attrs))
+        if issue.iid not in self._issues:
+            api = await self._api()
+            iid = issue.iid
+            links = await self._calls().get(
+                f"read the links of issue #{iid}", lambda: api.issue_links(iid)
+            )
+            issue = issue.model_copy(update={"depends_on": blocked_by(links)})
+        return self._remember(issue)
+
     async def _notes_of(self, attrs: Attrs) -> list[IssueNote]:
         """The issue's notes; read again only when GitLab's count of them changed."""
         iid, count = int(attrs["iid"]), int(attrs.get("user_notes_count") or 0)
@@ -454,6 +519,8 @@ class GitLabTracker:
                     "spec_description": cached.spec_description,
                 }
             )
+        if not issue.depends_on and cached is not None and cached.depends_on:
+            issue = issue.model_copy(update={"depends_on": cached.depends_on})
         self._issues[issue.iid] = issue
         return issue
 
