@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 import textwrap
 
+from common import dependencies
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
     ChangesSinceRejection,
@@ -73,6 +74,11 @@ def cli_hints(checkpoint: Checkpoint, agent: str) -> list[str]:
         lines.append("    (reject is blocked: choose fix_now, defer or abort)")
         return lines
     lines.append(f"    harness approve {name}")
+    if isinstance(checkpoint, SpecToIssuesCheckpoint) and len(checkpoint.context.issues) > 1:
+        lines.append(
+            f"    harness approve {name} --choice 'depends=3:1,2;4:'   "
+            "(3 depends on 1 and 2, 4 on none; the others as shown)"
+        )
     if isinstance(checkpoint, EnrichmentScopeCheckpoint):
         some = ",".join(str(change.iid) for change in checkpoint.context.changes)
         lines[-1] += "   (applies none: every issue keeps its spec-faithful text)"
@@ -117,11 +123,14 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             return out
         case SpecToIssuesCheckpoint(context=c):
             out = [f"Proposed issues (attempt {c.attempt}):"]
+            graph = checkpoint.dependencies()
             for position, issue in enumerate(c.issues, start=1):
                 star = " *" if position in c.recommended_enrichment else ""
                 out.append(f"  {position}. {_one(issue.title)}{star}")
                 if c.spec_sections:
                     out.append(f"     spec: {_names(issue.spec_sections)}")
+                if graph.get(position):
+                    out.append(f"     {dependencies.depends_text(graph[position])}")
             if c.recommended_enrichment:
                 out.append("  (* recommended for enrichment)")
             if c.uncovered_sections:
@@ -159,6 +168,11 @@ def context_lines(checkpoint: Checkpoint) -> list[str]:
             for ref in c.open_issues:
                 star = "  ← recommended" if ref.iid == c.recommended_iid else ""
                 out.append(f"  #{ref.iid} {_one(ref.title)}{star}")
+            if c.blocked:
+                out.append("Blocked (their dependencies are not closed yet):")
+            for blocked in c.blocked:
+                waits = ", ".join(f"#{iid}" for iid in blocked.waiting_for)
+                out.append(f"  #{blocked.iid} {_one(blocked.title)}  (waits for {waits})")
             return out
         case IssueClosureCheckpoint(context=c):
             out = [

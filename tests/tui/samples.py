@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from agent.core.scope_change import scope_diff
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
+    BlockedIssue,
     BudgetReachedCheckpoint,
     BudgetReachedContext,
     Checkpoint,
@@ -99,7 +100,11 @@ def spec_to_issues(checkpoint_id: str = "spec_to_issues-0") -> Checkpoint:
             summary="Count case-insensitive word frequencies.",
             open_questions=["Do apostrophes split words?"],
         ),
-        IssueDraft(title="Add truncate", summary="Cut text to a width, ending with an ellipsis."),
+        IssueDraft(
+            title="Add truncate",
+            summary="Cut text to a width, ending with an ellipsis.",
+            depends_on=[1],
+        ),
     ]
     return SpecToIssuesCheckpoint(
         id=checkpoint_id,
@@ -149,7 +154,12 @@ def issue_selection(checkpoint_id: str = "issue_selection-0") -> Checkpoint:
         to_decide="Work on issue #1 next?",
         if_approved="A coding session implements the chosen issue",
         if_rejected="The run moves on to the merge request stage",
-        context=IssueSelectionContext(open_issues=ISSUES, recommended_iid=1, closed_count=0),
+        context=IssueSelectionContext(
+            open_issues=ISSUES,
+            recommended_iid=1,
+            closed_count=0,
+            blocked=[BlockedIssue(iid=4, title="Add slug_unique", waiting_for=[1])],
+        ),
     )
 
 

@@ -107,6 +107,14 @@ class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
             id="issues",
             markup=False,
         )
+        if context.blocked:
+            waiting = "\n".join(
+                f"  #{item.iid} {printable_line(item.title)}  (waits for "
+                + ", ".join(f"#{iid}" for iid in item.waiting_for)
+                + ")"
+                for item in context.blocked
+            )
+            yield Static(f"Blocked, not yet to choose:\n{waiting}", markup=False)
 
     def on_mount(self) -> None:
         issues = self.query_one("#issues", OptionList)

@@ -8,10 +8,12 @@ its programs'): each is escaped (:mod:`common.untrusted_text`) and shown as plai
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Markdown, SelectionList, Static
+from textual.widgets import Input, Markdown, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
+from common import dependencies
 from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
     IssueRef,
@@ -77,6 +79,7 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
         parts = [f"Attempt {context.attempt}. The issues are the model's words."]
         if context.feedback:
             parts.append(f"Feedback on the previous attempt: {printable_line(context.feedback)}")
+        graph = self.checkpoint.dependencies()
         for position, issue in enumerate(context.issues, start=1):
             star = (
                 " (recommended for enrichment)"
@@ -84,6 +87,8 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
                 else ""
             )
             body = printable(issue.description()).replace("## ", "#### ")
+            if graph.get(position):
+                body = f"**{dependencies.depends_text(graph[position]).capitalize()}**\n\n{body}"
             if context.spec_sections:
                 body = f"Spec sections: {section_names(issue.spec_sections)}\n\n{body}"
             parts.append(f"### {position}. {printable_line(issue.title)}{star}\n\n{body}")
@@ -91,6 +96,36 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
             names = section_names(context.uncovered_sections)
             parts.insert(1, f"**Spec sections no issue covers:** {names}")
         yield Markdown("\n\n".join(parts), id="issues")
+        if len(context.issues) > 1:
+            yield Static(
+                "Depends on (issue numbers, comma-separated; edit to change, empty for none):",
+                classes="heading",
+                markup=False,
+            )
+            for position, issue in enumerate(context.issues, start=1):
+                with Horizontal(classes="depends-row"):
+                    yield Static(f"{position}. {printable_line(issue.title)}", markup=False)
+                    yield Input(
+                        ", ".join(str(n) for n in graph.get(position, [])),
+                        placeholder="none",
+                        restrict=r"[0-9, #]*",
+                        compact=True,
+                        id=f"depends-{position}",
+                    )
+
+    def choice(self) -> str | None:
+        """``depends=…`` naming each issue whose field was changed (``None``: the
+        proposal's dependencies as shown); the harness checks it like ``--choice``."""
+        graph = self.checkpoint.dependencies()
+        changed: list[str] = []
+        for field in self.query(".depends-row Input").results(Input):
+            position = int((field.id or "0").removeprefix("depends-"))
+            text = field.value.replace("#", "")
+            numbers = [part.strip() for part in text.split(",") if part.strip()]
+            shown = [str(n) for n in graph.get(position, [])]
+            if sorted(numbers) != sorted(shown):
+                changed.append(f"{position}:{','.join(numbers)}")
+        return f"depends={';'.join(changed)}" if changed else None
 
 
 class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
