@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from agent.sandbox import layout
 from common.errors import GitError
+from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
@@ -137,17 +138,14 @@ def layout_changes(run: Run) -> list[str]:
     ]
 
 
-def record(run: Run) -> dict[str, object]:
-    """State changes that record the repository as it is now (config, target head and
-    the sandbox layout, checked against the deny list as it is resolved)."""
+def record(run: Run, state: AgentState) -> None:
+    """Record in ``state`` the repository as it is now (config, target head and the
+    sandbox layout, checked against the deny list as it is resolved)."""
     project = run.spec.project_dir
-    changes: dict[str, object] = {
-        "git_config": config_text(project),
-        "target_head": head_of(project, run.spec.target_branch),
-    }
+    state.git_config = config_text(project)
+    state.target_head = head_of(project, run.spec.target_branch)
     if run.layout_keeper is not None:
-        changes["sandbox_layout"] = run.layout_keeper.now()
-    return changes
+        state.sandbox_layout = run.layout_keeper.now()
 
 
 async def guard(run: Run, where: str) -> None:
@@ -193,15 +191,15 @@ async def guard(run: Run, where: str) -> None:
     if not decision.approved:
         raise run.pause(checkpoint)
     # Approved: what is there now becomes the record; the id may be asked again later.
-    run.save(
-        **record(run),
-        harness_commits=[
+    with run.editing() as state:
+        record(run, state)
+        state.harness_commits = [
             sha
-            for sha in run.state.harness_commits
+            for sha in state.harness_commits
             if _is_ancestor(project, sha, head_of(project, run.info.feature_branch) or "HEAD")
-        ],
-        dismissed_checkpoints=[*run.state.dismissed_checkpoints, checkpoint.id],
-    )
+        ]
+        state.dismissed_checkpoints = [*state.dismissed_checkpoints, checkpoint.id]
+
     approved_layout = run.state.sandbox_layout
     if run.layout_keeper is not None and approved_layout is not None:
         run.layout_keeper.apply(approved_layout)  # checked against the deny list again

@@ -1,7 +1,8 @@
 """The orchestrator: runs the phase machine to DONE or FAILED, persisting every step.
 
 Each phase has a handler in ``agent.core.stages``; handlers do the phase's work
-and end with exactly one :meth:`Run.move`. The state is written after every
+and end with exactly one move (:meth:`Run.move`, :meth:`Run.moving`, :meth:`Run.fail`
+or :meth:`Run.leave_issue`). The state is written after every
 transition, so an agent killed anywhere resumes where it stopped.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -93,16 +95,53 @@ class Run:
         """The budgets in force: the spec's, or those a person raised at budget_reached."""
         return self.state.budgets or self.spec.budgets
 
-    def save(self, **changes: object) -> None:
-        """Persist field changes that are not a transition (progress within a phase)."""
-        self.state = self.state.model_validate({**self.state.model_dump(), **changes})
-        write_model(self.files.state, self.state)
+    @contextmanager
+    def editing(self) -> Iterator[AgentState]:
+        """Change the state within a phase (progress, not a transition), typed.
 
-    def move(self, target: Phase, reason: str = "", **changes: object) -> None:
-        """Transition (guarded by the table), persist, and log it."""
-        self.state = phases.advance(self.state, target, reason, **changes)
-        write_model(self.files.state, self.state)
+        The block edits a copy (each assignment checked by the schema and by mypy); when
+        it ends, the copy is validated whole and written in one atomic write. An error
+        inside the block leaves the state and its file as they were.
+        """
+        draft = self.state.model_copy(deep=True)
+        yield draft
+        self._persist(draft)
+
+    @contextmanager
+    def moving(self, target: Phase, reason: str = "") -> Iterator[AgentState]:
+        """Transition (guarded by the table) with the changes the block makes: one write.
+
+        The changes and the move are written together, so a kill never leaves one
+        without the other. An illegal move raises before anything is written.
+        """
+        draft = self.state.model_copy(deep=True)
+        yield draft
+        self._persist(phases.advance(draft, target, reason))
         self.log(f"phase → {target.value}" + (f" ({reason})" if reason else ""))
+
+    def move(self, target: Phase, reason: str = "") -> None:
+        """Transition without other changes (see :meth:`moving`)."""
+        with self.moving(target, reason):
+            pass
+
+    def fail(self, reason: str) -> None:
+        """Move to FAILED, recording ``reason`` as the failure."""
+        with self.moving(Phase.FAILED, reason) as state:
+            state.failure = reason
+
+    def leave_issue(self, reason: str, *, set_aside: bool = False) -> None:
+        """Leave the issue in progress (closed, set aside, or left for later) and go on to
+        the next: the one way an issue ends, so that every end forgets the same things."""
+        with self.moving(Phase.ISSUE_SELECTION, reason) as state:
+            state.leave_issue(set_aside=set_aside)
+
+    def _persist(self, state: AgentState) -> None:
+        """Validate ``state`` whole (a list appended to in place is checked here) and
+        write it atomically; only then is it the run's state."""
+        # A wrong value is the validation's error to report, not a serializer warning.
+        validated = AgentState.model_validate(state.model_dump(warnings=False))
+        write_model(self.files.state, validated)
+        self.state = validated
 
     async def tests(self, command: str | None = None) -> TestRun | None:
         """The project's test suite on the work tree as it is now.
@@ -124,7 +163,8 @@ class Run:
         environ = self.project_env.environ(os.environ)
         result = await gates.run_tests(project, command, environ, wrap=self.command_wrap)
         result = result.model_copy(update={"tree": tree})
-        self.save(last_test_run=result)
+        with self.editing() as state:
+            state.last_test_run = result
         trace.gate(result)
         self.log(f"tests: {result.summary}")
         return result
@@ -149,7 +189,8 @@ class Run:
             results[name] = result.model_copy(update={"tree": tree})
             verdict = "passes" if result.passed else f"fails (exit {result.exit_code})"
             self.log(f"check {name}: `{command}` {verdict}")
-        self.save(last_checks=results)
+        with self.editing() as state:
+            state.last_checks = results
         return results
 
     def account(self, result: SessionResult, issue: int | None) -> Spend:
@@ -196,10 +237,10 @@ class Run:
         )
 
     def _add_spend(self, spent: Spend, issue: int | None) -> None:
-        by_issue = dict(self.state.issue_spend)
-        if issue is not None:
-            by_issue[issue] = by_issue.get(issue, Spend()).plus(spent)
-        self.save(spend=self.state.spend.plus(spent), issue_spend=by_issue)
+        with self.editing() as state:
+            if issue is not None:
+                state.issue_spend[issue] = state.issue_spend.get(issue, Spend()).plus(spent)
+            state.spend = state.spend.plus(spent)
 
     async def ask(
         self, kind: CheckpointType, build: Callable[[str], Awaitable[Checkpoint]]
@@ -294,7 +335,8 @@ class Run:
 
     def pause(self, checkpoint: Checkpoint) -> StopRun:
         """Remember that ``checkpoint`` was answered "stop here" and build the stop."""
-        self.save(dismissed_checkpoints=[*self.state.dismissed_checkpoints, checkpoint.id])
+        with self.editing() as state:
+            state.dismissed_checkpoints.append(checkpoint.id)
         decision = checkpoint.decision
         who = decision.decided_by if decision is not None else "?"
         why = f": {decision.reason}" if decision is not None and decision.reason else ""

@@ -45,8 +45,11 @@ def can_move(source: Phase, target: Phase) -> bool:
     return target in TRANSITIONS[source]
 
 
-def advance(state: AgentState, target: Phase, reason: str = "", **changes: object) -> AgentState:
-    """Return ``state`` moved to ``target`` with ``changes`` applied and the move recorded.
+def advance(state: AgentState, target: Phase, reason: str = "") -> AgentState:
+    """Return ``state`` moved to ``target`` with the move recorded (``state`` is not changed).
+
+    The move's other changes are made on the state before (typed, see
+    :meth:`agent.core.orchestrator.Run.moving`), so that both are one write.
 
     Raises:
         TransitionError: the table does not allow the move.
@@ -54,13 +57,11 @@ def advance(state: AgentState, target: Phase, reason: str = "", **changes: objec
     if not can_move(state.phase, target):
         raise TransitionError(f"illegal transition {state.phase.value} → {target.value}")
     move = Transition(from_phase=state.phase, to_phase=target, reason=reason)
-    update: dict[str, object] = {
-        **changes,
-        "phase": target,
-        "history": [*state.history, move],
-        "updated_at": utc_now(),
-    }
-    return state.model_validate({**state.model_dump(), **update})
+    moved = state.model_copy(deep=True)
+    moved.phase = target
+    moved.history = [*state.history, move]
+    moved.updated_at = utc_now()
+    return moved
 
 
 def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentState:
@@ -72,7 +73,7 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
     - the run goes back to the phase of its last move to FAILED (recorded in the
       history by :func:`advance`); without such a move, to project_verification;
     - budgets the harness counts per phase start again: the sessions spent on the
-      current issue (``issue_sessions``), so "issue #N is not done after 3 sessions"
+      current issue (``issue.sessions``), so "issue #N is not done after 3 sessions"
       gets three new sessions on that issue;
     - ``failure`` (and ``broken``) are cleared, so the old reason is not reported again;
     - everything else (issues, commits, the test baseline, the files that were dirty
@@ -87,12 +88,12 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
         P.PROJECT_VERIFICATION,
     )
     move = Transition(from_phase=P.FAILED, to_phase=failed_in, reason=reason)
-    update: dict[str, object] = {
-        "phase": failed_in,
-        "failure": None,
-        "broken": False,
-        "issue_sessions": 0,
-        "history": [*state.history, move],
-        "updated_at": utc_now(),
-    }
-    return state.model_validate({**state.model_dump(), **update})
+    resumed = state.model_copy(deep=True)
+    resumed.phase = failed_in
+    resumed.failure = None
+    resumed.broken = False
+    if resumed.issue is not None:
+        resumed.issue.sessions = 0
+    resumed.history = [*state.history, move]
+    resumed.updated_at = utc_now()
+    return resumed

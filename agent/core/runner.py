@@ -24,9 +24,12 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
         except StopRun as stop:
             return "stopped", str(stop)
         except ProjectBrokenError as e:
-            run.move(Phase.FAILED, f"the project is broken: {e}", failure=str(e), broken=True)
+            with run.moving(Phase.FAILED, f"the project is broken: {e}") as state:
+                state.failure = str(e)
+                state.broken = True
         except HarnessError as e:
-            run.move(Phase.FAILED, f"error in {run.state.phase.value}: {e}", failure=str(e))
+            with run.moving(Phase.FAILED, f"error in {run.state.phase.value}: {e}") as state:
+                state.failure = str(e)
     if run.state.phase is Phase.DONE:
         return "done", ""
     return "failed", run.state.failure or "failed"

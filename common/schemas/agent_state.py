@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from common.schemas.agent_state_upgrade import upgrade
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
-from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.gates import TestRun
+from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft
-from common.schemas.outbound import ApprovedChange, FlaggedFile, OutboundSettings
+from common.schemas.outbound import ApprovedChange, OutboundSettings
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
-from common.schemas.verdict import SessionVerdict
 
 
 class Stage(StrEnum):
@@ -104,16 +105,20 @@ class PendingEnrichment(StrictModel):
 class AgentState(StrictModel):
     """The orchestrator's durable memory between transitions.
 
-    Everything a resumed agent needs to continue lives here or in the tracker.
+    Everything a resumed agent needs to continue lives here or in the tracker. The
+    issue in progress is one :class:`IssueWork` (``issue``); the rest belongs to the run.
+    A later ``issues: dict[int, IssueWork]`` (one per slot) keeps this shape: ``work``
+    and ``leave_issue`` then take the iid.
     """
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     phase: Phase = Phase.PROJECT_VERIFICATION
     test_command: str | None = None
     """Decided at project_verification (from the spec, or detected)."""
     spec_attempt: int = 1
     feedback: str | None = None
-    """A human's rejection reason (or a failed gate), handed to the next session."""
+    """A human's rejection reason, handed to the next initializer or merge request
+    session (an issue's feedback is in its :class:`IssueWork`)."""
     feedback_source: Literal["human", "harness"] = "human"
     """Who ``feedback`` comes from, so the model is told the truth about it."""
     recommended_enrichment: list[int] = Field(default_factory=list)
@@ -126,27 +131,12 @@ class AgentState(StrictModel):
     harness's own record an enrichment is compared with (never the tracker's text)."""
     scope_pending: list[PendingEnrichment] = Field(default_factory=list)
     """Enrichments that changed their issue's scope, waiting for enrichment_scope."""
-    current_issue: int | None = None
-    issue_sessions: int = 0
-    """Sessions spent on ``current_issue`` so far."""
-    issue_commits: list[str] = Field(default_factory=list)
-    """Every SHA committed for ``current_issue`` (an issue may span sessions)."""
+    issue: IssueWork | None = None
+    """The issue in progress (``None`` between issues); leaving it drops all of it at
+    once (:meth:`leave_issue`)."""
     project_baseline: TestRun | None = None
     """The test run before any change (project_verification): its failures are
     pre-existing and never counted against the agent."""
-    issue_baseline: TestRun | None = None
-    """The test run before the current issue's first session (not regressions)."""
-    verdict: SessionVerdict | None = None
-    """A coding session's verdict, saved before the commit and note it leads to; a
-    resumed agent applies it instead of running the session again."""
-    gate_refusals: list[GateRefusal] = Field(default_factory=list)
-    """The current issue's "done" claims that the harness's test gate refused."""
-    kept_out: list[str] = Field(default_factory=list)
-    """Paths the current issue's sessions changed that the harness kept out of every
-    commit (escaped, with why): told to the next session, shown at issue_closure."""
-    held: list[FlaggedFile] = Field(default_factory=list)
-    """The current issue's files the outbound review flagged, held out of every commit
-    until a person approves or excludes each at issue_closure."""
     excluded: list[str] = Field(default_factory=list)
     """Flagged files a person excluded (escaped, with who): never committed, told to
     every later session of the run."""
@@ -155,15 +145,12 @@ class AgentState(StrictModel):
     outbound: OutboundSettings | None = None
     """The outbound review's settings, recorded at project_verification (``None``: a
     state from before them; the defaults)."""
-    pre_session_dirty: list[str] | None = None
-    """Paths that had uncommitted changes when the running session started; kept so that
-    a resumed agent never commits a change the user had before the session."""
-    pre_session_started_ns: int | None = None
-    """When the running session started (``time.time_ns``): an ignored file whose inode
-    changed since then was written by the session (:mod:`agent.core.hidden_writes`)."""
     last_test_run: TestRun | None = None
+    """The latest run of the test suite on the work tree (by the gates, the baselines or
+    before the merge request): reused while the work tree is unchanged."""
     regression: list[str] = Field(default_factory=list)
-    done_summary: str | None = None
+    """What the check before the merge request found failing (an issue's own regression
+    is in its :class:`IssueWork`)."""
     mr_title: str | None = None
     mr_description: str | None = None
     git_config: str | None = None
@@ -207,3 +194,31 @@ class AgentState(StrictModel):
     """What the run leaves undone, computed before the merge request (``None`` before)."""
     history: list[Transition] = Field(default_factory=list)
     updated_at: datetime = Field(default_factory=utc_now)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """A file from before :class:`IssueWork` (schema_version 1) loads in this shape."""
+        return upgrade(data) if isinstance(data, dict) else data
+
+    def work(self) -> IssueWork:
+        """The issue in progress.
+
+        Raises:
+            ValueError: no issue is in progress (a phase that needs one was reached
+                without it: the state file is not one the harness wrote).
+        """
+        if self.issue is None:
+            raise ValueError(f"no issue is in progress at {self.phase.value}")
+        return self.issue
+
+    def leave_issue(self, *, set_aside: bool = False) -> None:
+        """Drop the issue in progress, all of it (closed, set aside, left for later).
+
+        What outlives it stays on the run: its spend (``issue_spend``), the commits the
+        harness made, the files a person excluded or approved. ``set_aside``: it is also
+        listed among the issues left for a person.
+        """
+        if set_aside and self.issue is not None:
+            self.set_aside = [*self.set_aside, self.issue.iid]
+        self.issue = None

@@ -1,4 +1,4 @@
-"""``AgentState.verdict``: what the harness decided about a coding session, before acting.
+"""``IssueWork.verdict``: what the harness decided about a coding session, before acting.
 
 Why: between the end of a session and the state write that records its outcome, the
 harness commits and writes a handoff note. A kill in that window must not lose the

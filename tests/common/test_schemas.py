@@ -52,6 +52,7 @@ from common.schemas.daemon_state import (
 )
 from common.schemas.exit_status import AgentExit
 from common.schemas.gates import TestRun
+from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import (
@@ -271,12 +272,15 @@ MODELS: list[BaseModel] = [
     AgentState(
         phase=Phase.ISSUE_CLOSURE,
         test_command="pytest",
-        current_issue=1,
-        issue_commits=["a" * 40],
-        issue_baseline=RUN,
-        pre_session_dirty=["notes.txt"],
+        issue=IssueWork(
+            iid=1,
+            commits=["a" * 40],
+            baseline=RUN,
+            tests=RUN,
+            pre_session_dirty=["notes.txt"],
+            regression=["t.py::a"],
+        ),
         last_test_run=RUN,
-        regression=["t.py::a"],
         dismissed_checkpoints=["pv-1"],
         history=[
             Transition(
@@ -382,7 +386,8 @@ BAD_DATA: list[tuple[type[BaseModel], dict[str, Any], str]] = [
     (TestRun, {**_dump(RUN), "exit_code": "bad"}, "exit_code"),
     (AgentState, {**_dump(MODELS[8]), "phase": "sleeping"}, "phase"),
     (AgentState, {**_dump(MODELS[8]), "mood": "ok"}, "mood"),
-    (AgentState, {**_dump(MODELS[8]), "current_issue": "first"}, "current_issue"),
+    (AgentState, {**_dump(MODELS[8]), "issue": {"iid": "first"}}, "issue.iid"),
+    (AgentState, {**_dump(MODELS[8]), "current_issue": 1}, "current_issue"),
     (AgentState, {**_dump(MODELS[8]), "schema_version": 0}, "schema_version"),
     (AgentExit, {**_dump(MODELS[9]), "outcome": "crashed"}, "outcome"),
     (AgentExit, _without(_dump(MODELS[9]), "exit_code"), "exit_code"),
@@ -631,8 +636,7 @@ def test_a_fresh_agent_state_starts_at_project_verification() -> None:
 
     assert state.phase is Phase.PROJECT_VERIFICATION
     assert state.history == []
-    assert state.issue_baseline is None
-    assert state.gate_refusals == []
+    assert state.issue is None
     assert state.updated_at.tzinfo is not None
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.core.stages import coding
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import IssueClosureCheckpoint
+from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft
 from common.workspace import checkpoints
 from tests.core.runs import make_run, sh_git
@@ -28,7 +29,9 @@ async def test_code_marked_binary_by_the_model_is_shown_at_issue_closure(tmp_pat
     sh_git(project, "add", "a.py", ".gitattributes")
     sh_git(project, "commit", "-q", "-m", "feat(#1): more")
     last = sh_git(project, "rev-parse", "HEAD")
-    run.save(phase=Phase.ISSUE_CLOSURE, current_issue=1, issue_commits=[first, last])
+    with run.editing() as state:
+        state.phase = Phase.ISSUE_CLOSURE
+        state.issue = IssueWork(iid=1, commits=[first, last])
 
     closure = asyncio.create_task(coding.issue_closure(run))
     try:

@@ -22,7 +22,9 @@ def run(tmp_path: Path) -> Run:
     sh_git(project, "checkout", "-q", "-b", run.info.feature_branch)
     sh_git(project, "commit", "-q", "--allow-empty", "-m", "feat(#1): one")
     sha = sh_git(project, "rev-parse", "HEAD")
-    run.save(**integrity.record(run), harness_commits=[sha])
+    with run.editing() as state:
+        integrity.record(run, state)
+        state.harness_commits = [sha]
     return run
 
 

@@ -13,6 +13,7 @@ from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
     IssueClosureContext,
 )
+from common.schemas.issue_work import IssueWork
 from common.schemas.verdict import SessionVerdict
 from common.workspace import render
 from tests.core.runs import logged, make_run, sh_git
@@ -25,7 +26,9 @@ async def test_a_stale_verdict_is_applied_and_what_was_kept_out_is_recorded(
     project = run.spec.project_dir
     (project / "ok.py").write_text("ok\n")
     (project / "cr\rname.py").write_text("hostile\n")
-    run.save(phase=Phase.CODING, current_issue=1)
+    with run.editing() as state:
+        state.phase = Phase.CODING
+        state.issue = IssueWork(iid=1)
     kept = "cr\\rname.py (its name has a control, bidi or invisible character)"
     verdict = SessionVerdict(
         session=1,
@@ -35,15 +38,16 @@ async def test_a_stale_verdict_is_applied_and_what_was_kept_out_is_recorded(
         kept_out=[kept],
         commit_message="feat(#1): resumed\n\nHarness-Session: 1/1\n",
     )
-    run.save(verdict=verdict)
+    with run.editing() as state:
+        state.work().verdict = verdict
 
     await coding._apply(run, verdict)
 
     assert sh_git(project, "show", "--name-only", "--format=", "HEAD").split() == ["ok.py"]
     assert run.state.phase is Phase.ISSUE_CLOSURE
-    assert run.state.kept_out == [kept]
+    assert run.state.work().kept_out == [kept]
     assert "committed" in logged(run)
-    block = coding._kept_out_block(run.state.kept_out)
+    block = coding._kept_out_block(run.state.work().kept_out)
     assert "FROM THE HARNESS" in block and kept in block and "<untrusted" in block
     assert coding._kept_out_block([]) == ""
 

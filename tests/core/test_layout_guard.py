@@ -42,7 +42,8 @@ def run(tmp_path: Path, applied: list[SandboxLayout]) -> Run:
     subprocess.run([base, "-m", "venv", "--without-pip", str(project / ".venv")], check=True)
     places = ProtectedPlaces.of_this_process()
     run.layout_keeper = LayoutKeeper(project, places, False, applied.append)
-    run.save(sandbox_layout=run.layout_keeper.now())  # what project_verification records
+    with run.editing() as state:
+        state.sandbox_layout = run.layout_keeper.now()  # what project_verification records
     return run
 
 

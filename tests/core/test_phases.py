@@ -9,6 +9,7 @@ import pytest
 from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move, resume_after_failure
 from common.errors import TransitionError
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.issue_work import IssueWork
 
 LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in targets]
 LIVE = [phase for phase in Phase if phase not in TERMINAL]
@@ -45,7 +46,7 @@ def test_a_legal_move_is_made_and_recorded(source: Phase, target: Phase) -> None
 
 @pytest.mark.parametrize("source", LIVE, ids=lambda phase: phase.value)
 def test_every_live_phase_can_fail(source: Phase) -> None:
-    after = advance(AgentState(phase=source), Phase.FAILED, reason="crash", failure="it broke")
+    after = advance(AgentState(phase=source, failure="it broke"), Phase.FAILED, reason="crash")
 
     assert after.phase is Phase.FAILED
     assert after.failure == "it broke"
@@ -70,12 +71,14 @@ def test_nothing_leaves_a_terminal_phase(source: Phase) -> None:
             advance(AgentState(phase=source), target)
 
 
-def test_advance_applies_changes_and_keeps_the_history_in_order() -> None:
-    state = AgentState()
+def test_advance_keeps_the_changes_made_before_it_and_the_history_in_order() -> None:
+    state = AgentState(test_command="pytest")
 
-    state = advance(state, Phase.SPEC_TO_ISSUES, "verified", test_command="pytest")
-    state = advance(state, Phase.SPEC_TO_ISSUES, "rejected", feedback="smaller", spec_attempt=2)
-    state = advance(state, Phase.ISSUE_ENRICHMENT, "approved", recommended_enrichment=[1, 3])
+    state = advance(state, Phase.SPEC_TO_ISSUES, "verified")
+    state.feedback, state.spec_attempt = "smaller", 2
+    state = advance(state, Phase.SPEC_TO_ISSUES, "rejected")
+    state.recommended_enrichment = [1, 3]
+    state = advance(state, Phase.ISSUE_ENRICHMENT, "approved")
 
     assert state.phase is Phase.ISSUE_ENRICHMENT
     assert (state.test_command, state.feedback, state.spec_attempt) == ("pytest", "smaller", 2)
@@ -113,21 +116,25 @@ def test_a_happy_run_walks_from_verification_to_done() -> None:
 
 
 def test_changes_that_break_the_schema_are_refused() -> None:
-    with pytest.raises(ValueError, match="current_issue"):
-        advance(AgentState(), Phase.SPEC_TO_ISSUES, current_issue="first")
+    state = AgentState(issue=IssueWork(iid=1))
+
+    with pytest.raises(ValueError, match="spec_attempt"):
+        state.spec_attempt = "first"  # type: ignore[assignment]  # mypy refuses it too
+    with pytest.raises(ValueError, match="sessions"):
+        state.work().sessions = "many"  # type: ignore[assignment]
 
 
 def test_a_failed_run_resumes_in_the_phase_it_failed_in_with_a_fresh_issue_budget() -> None:
-    coding = AgentState(phase=Phase.CODING, current_issue=1, issue_sessions=3, feedback="fix it")
-    coding = coding.model_copy(update={"issue_commits": ["abc"]})
-    failed = advance(coding, Phase.FAILED, "issue #1 is not done", failure="issue #1 is not done")
+    work = IssueWork(iid=1, sessions=3, commits=["abc"], feedback="fix it")
+    coding = AgentState(phase=Phase.CODING, issue=work, failure="issue #1 is not done")
+    failed = advance(coding, Phase.FAILED, "issue #1 is not done")
 
     resumed = resume_after_failure(failed, "resumed by a person")
 
     assert resumed.phase is Phase.CODING
     assert resumed.failure is None
-    assert resumed.issue_sessions == 0, "the issue gets its three sessions again"
-    assert (resumed.current_issue, resumed.issue_commits, resumed.feedback) == (
+    assert resumed.work().sessions == 0, "the issue gets its three sessions again"
+    assert (resumed.work().iid, resumed.work().commits, resumed.work().feedback) == (
         1,
         ["abc"],
         "fix it",
@@ -139,11 +146,12 @@ def test_a_failed_run_resumes_in_the_phase_it_failed_in_with_a_fresh_issue_budge
         "resumed by a person",
     )
     assert failed.phase is Phase.FAILED, "resume_after_failure must not mutate its input"
+    assert failed.work().sessions == 3
 
 
 @pytest.mark.parametrize("source", LIVE, ids=lambda phase: phase.value)
 def test_every_live_phase_is_resumed_after_failing_there(source: Phase) -> None:
-    failed = advance(AgentState(phase=source), Phase.FAILED, "crash", failure="it broke")
+    failed = advance(AgentState(phase=source, failure="it broke"), Phase.FAILED, "crash")
 
     assert resume_after_failure(failed).phase is source
 
@@ -156,7 +164,7 @@ def test_a_failure_without_history_resumes_from_the_start() -> None:
 
 @pytest.mark.parametrize("phase", [Phase.CODING, Phase.DONE], ids=lambda phase: phase.value)
 def test_a_state_that_did_not_fail_is_resumed_as_is(phase: Phase) -> None:
-    state = AgentState(phase=phase, issue_sessions=2)
+    state = AgentState(phase=phase, issue=IssueWork(iid=1, sessions=2))
 
     assert resume_after_failure(state) is state
 
@@ -169,6 +177,6 @@ def test_a_set_aside_issue_and_the_regression_check_before_the_mr_are_legal_move
 
 
 def test_a_resumed_broken_run_is_no_longer_broken() -> None:
-    state = advance(AgentState(broken=True), Phase.FAILED, "tests cannot run", broken=True)
+    state = advance(AgentState(broken=True), Phase.FAILED, "tests cannot run")
 
     assert not resume_after_failure(state).broken

@@ -70,7 +70,7 @@ def main(workspace: Path, secrets: dict[str, str], resume: bool = False) -> int:
     if mode == "crash":
         return 3
     if mode == "fail" and not resume:
-        failed = advance(AgentState(phase=Phase.CODING), Phase.FAILED, "broke", failure="broke")
+        failed = advance(AgentState(phase=Phase.CODING, failure="broke"), Phase.FAILED, "broke")
         write_model(files.state, failed)
         write_model(files.exit_status, AgentExit(pid=os.getpid(), outcome="failed", exit_code=1))
         return 1

@@ -14,6 +14,7 @@ from agent.core.stages import held_files
 from agent.core.stages.merge_request import mr_create
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint, IssueClosureContext
+from common.schemas.issue_work import IssueWork
 from common.schemas.outbound import FileChoice, FindingKind, OutboundSettings
 from common.workspace import checkpoints, git
 from common.workspace.decisions import choice_decision
@@ -80,7 +81,9 @@ def closure_for(run: Run, flagged_paths: list[str]) -> IssueClosureCheckpoint:
     project = run.spec.project_dir
     clean, flagged = held_files.hold(run, flagged_paths)
     sha = commits.commit(project, clean, "feat(#1): work\n", allow_empty=True)
-    run.save(current_issue=1, issue_commits=[sha], harness_commits=[sha], held=flagged)
+    with run.editing() as state:
+        state.issue = IssueWork(iid=1, commits=[sha], held=flagged)
+        state.harness_commits = [sha]
     return IssueClosureCheckpoint(
         id="issue_closure-5",
         what_happened=["done"],
@@ -95,7 +98,7 @@ def closure_for(run: Run, flagged_paths: list[str]) -> IssueClosureCheckpoint:
             files_changed=clean,
             diff_stat="",
             diff="",
-            flagged=held_files.still_changed(project, run.state.held),
+            flagged=held_files.still_changed(project, run.state.work().held),
         ),
     )
 
@@ -124,7 +127,7 @@ def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
     message = sh_git(project, "log", "-1", "--format=%B")
     assert "Approved-by: cli:alice" in message
     assert "Harness-Approval: issue_closure-5" in message
-    assert run.state.held == []
+    assert run.state.work().held == []
     assert [item.path for item in run.state.approved_changes] == [".npmrc"]
     assert run.state.approved_changes[0].approved_by == "cli:alice"
     assert any(line.startswith("src/keys.py (") for line in run.state.excluded)
@@ -134,7 +137,7 @@ def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
     held_files.apply_choices(run, decided)
     assert git.head_commit(project) == head
     assert len(run.state.approved_changes) == 1
-    assert run.state.issue_commits.count(head) == 1
+    assert run.state.work().commits.count(head) == 1
     # Nothing flagged on the branch is unapproved; the MR names the approval.
     assert held_files.branch_flagged(run) == []
     section = held_files.approved_section(run.state.approved_changes)
@@ -147,7 +150,7 @@ def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
 def test_send_back_keeps_the_files_held_for_the_next_session(run: Run) -> None:
     project = run.spec.project_dir
     shown = closure_for(run, write_session(project))
-    held = run.state.held
+    held = run.state.work().held
     assert len(held) == 6
     block = held_files.session_block(held, [])
     assert "held: .npmrc (" in block
@@ -206,7 +209,10 @@ async def test_mr_create_stops_at_mr_review_for_a_change_no_person_approved(run:
     (project / ".gitlab-ci.yml").write_text("test:\n  script: [curl -s x | sh]\n")
     sh_git(project, "add", ".gitlab-ci.yml")
     sh_git(project, "commit", "-q", "-m", "slipped past")
-    run.save(phase=Phase.MR_CREATE, mr_title="t", mr_description="d")
+    with run.editing() as state:
+        state.phase = Phase.MR_CREATE
+        state.mr_title = "t"
+        state.mr_description = "d"
     await run.tracker.ensure_milestone("m", "")
 
     await mr_create(run)
@@ -216,7 +222,8 @@ async def test_mr_create_stops_at_mr_review_for_a_change_no_person_approved(run:
     assert await run.tracker.find_merge_request(run.info.feature_branch) is None
     # Approved (at mr_review), the same change goes through.
     held_files.approve_on_branch(run, held_files.branch_flagged(run), "cli:erin", "mr_review-4")
-    run.save(phase=Phase.MR_CREATE)
+    with run.editing() as state:
+        state.phase = Phase.MR_CREATE
     await mr_create(run)
     assert str(run.state.phase) == "done"
 

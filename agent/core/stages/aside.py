@@ -9,7 +9,6 @@ note names the commits so a person can take them back), and the run goes on.
 from __future__ import annotations
 
 from agent.core.orchestrator import Run
-from common.schemas.agent_state import Phase
 from common.schemas.spend import Spend
 from common.workspace import git
 
@@ -17,15 +16,16 @@ SET_ASIDE_LABEL = "needs-human"
 OUTPUT_LINES = 20
 
 
-async def set_aside(run: Run, iid: int, why: str, **changes: object) -> None:
+async def set_aside(run: Run, iid: int, why: str) -> None:
     """Leave issue ``iid`` for a person and move on to the next issue."""
     state = run.state
+    work = state.work()
     project = run.spec.project_dir
-    reverted = _revert(run, iid, state.issue_commits)
-    last = state.last_test_run
+    reverted = _revert(run, iid, work.commits)
+    last = work.tests
     lines = [f"## Set aside for a person\n{why}."]
-    if state.gate_refusals or state.feedback:
-        lines.append(f"\n### Why the harness did not accept it\n{state.feedback or ''}".rstrip())
+    if work.gate_refusals or work.feedback:
+        lines.append(f"\n### Why the harness did not accept it\n{work.feedback or ''}".rstrip())
     if last is not None:
         tail = "\n".join(last.output_tail.splitlines()[-OUTPUT_LINES:])
         lines.append(f"\n### Last gate run\n`{last.command}` → {last.summary}\n```\n{tail}\n```")
@@ -43,21 +43,7 @@ async def set_aside(run: Run, iid: int, why: str, **changes: object) -> None:
         iid, add_labels=(SET_ASIDE_LABEL,), remove_labels=("in-progress",)
     )
     run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
-    run.move(
-        Phase.ISSUE_SELECTION,
-        f"issue #{iid} set aside",
-        set_aside=[*state.set_aside, iid],
-        current_issue=None,
-        issue_sessions=0,
-        issue_commits=[],
-        issue_baseline=None,
-        gate_refusals=[],
-        done_summary=None,
-        feedback=None,
-        regression=[],
-        pre_session_dirty=None,
-        **changes,
-    )
+    run.leave_issue(f"issue #{iid} set aside", set_aside=True)
 
 
 def _revert(run: Run, iid: int, shas: list[str]) -> list[str]:

@@ -87,7 +87,7 @@ async def guard(run: Run) -> Verdict:
                 spend=spend,
                 issue_spend=run.state.issue_spend,
                 budgets=budgets,
-                current_issue=run.state.current_issue,
+                current_issue=run.state.issue.iid if run.state.issue is not None else None,
             ),
         )
 
@@ -99,11 +99,14 @@ async def guard(run: Run) -> Verdict:
     match decision.action:
         case BudgetAction.RAISE:
             new = raised(budgets, decision, spend)
-            run.save(budgets=new)
+            with run.editing() as state:
+                state.budgets = new
             run.log(f"budget raised: {limits_line(new)}")
             return "go_on"
         case BudgetAction.MERGE_REQUEST:
-            run.save(wrap_up=True)
+            with run.editing() as state:
+                state.wrap_up = True
+
             return "wrap_up"
         case BudgetAction.STOP:
             raise run.pause(checkpoint)

@@ -25,7 +25,7 @@ from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
-from common.schemas.agent_state import Phase
+from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
@@ -39,6 +39,7 @@ from common.schemas.checkpoint import (
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.issue_work import IssueWork
 from common.schemas.verdict import SessionVerdict
 from common.workspace import checkpoints, git, pathnames
 from common.workspace.render import since_rejection_summary
@@ -92,24 +93,17 @@ async def issue_selection(run: Run) -> None:
     iid = decision.issue_iid
     await run.tracker.update_issue(iid, add_labels=("in-progress",))
     faultpoints.reached("issue_selection.labelled")
-    same_issue = iid == run.state.current_issue
-    # The baseline of an issue already started stays: its own work must not become "before".
-    baseline = run.state.issue_baseline if same_issue else None
-    if baseline is None:
-        baseline = await run.tests()
-    run.move(
-        Phase.CODING,
-        f"issue #{iid}",
-        current_issue=iid,
-        issue_sessions=run.state.issue_sessions if same_issue else 0,
-        issue_commits=run.state.issue_commits if same_issue else [],
-        gate_refusals=run.state.gate_refusals if same_issue else [],
-        kept_out=run.state.kept_out if same_issue else [],
-        held=run.state.held if same_issue else [],
-        issue_baseline=baseline,
-        feedback=None,
-        done_summary=None,
-    )
+    started = run.state.issue
+    # An issue already started keeps its work, and its baseline: its own work must not
+    # become "before".
+    work = started if started is not None and started.iid == iid else IssueWork(iid=iid)
+    baseline = work.baseline if work.baseline is not None else await run.tests()
+    with run.moving(Phase.CODING, f"issue #{iid}") as state:
+        work = work.model_copy(deep=True)
+        work.baseline = baseline
+        work.feedback = None
+        work.done_summary = None
+        state.issue = work
 
 
 async def coding_session(run: Run) -> None:
@@ -119,32 +113,32 @@ async def coding_session(run: Run) -> None:
     it on resume and applies it instead of running the session again (:func:`_apply`).
     """
     state = run.state
-    iid = state.current_issue
-    assert iid is not None
+    work = state.work()
+    iid = work.iid
     project = run.spec.project_dir
     if git.current_branch(project) != run.info.feature_branch:
         git.git(project, "checkout", run.info.feature_branch)
-    if state.verdict is not None:
-        run.log(f"resuming: applying the verdict on session {state.verdict.session}")
-        await _apply(run, state.verdict)
+    if work.verdict is not None:
+        run.log(f"resuming: applying the verdict on session {work.verdict.session}")
+        await _apply(run, work.verdict)
         return
     limit = run.budgets.sessions_per_issue
-    if state.issue_sessions >= limit:
+    if work.sessions >= limit:
         await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)")
         return
     _check_iteration_budget(run)
     if await budget.guard(run) == "wrap_up":
         await _wrap_up(run, iid)
         return
-    if state.pre_session_dirty is None:
-        run.save(
-            pre_session_dirty=git.changed_files(project), pre_session_started_ns=time.time_ns()
-        )
-    dirty_before = set(run.state.pre_session_dirty or [])
+    if work.pre_session_dirty is None:
+        with run.editing() as draft:
+            draft.work().pre_session_dirty = git.changed_files(project)
+            draft.work().pre_session_started_ns = time.time_ns()
+    dirty_before = set(run.state.work().pre_session_dirty or [])
     issue = await run.tracker.get_issue(iid)
     notes = "\n\n".join(f"[{n.kind}] {n.body}" for n in issue.notes) or "(none)"
     reports, result = await run.session(
-        f"coding #{iid} (session {state.issue_sessions + 1})",
+        f"coding #{iid} (session {work.sessions + 1})",
         "coding",
         expected_issue=iid,
         iid=iid,
@@ -154,16 +148,16 @@ async def coding_session(run: Run) -> None:
         feature_branch=run.info.feature_branch,
         test_command=state.test_command or "(none)",
         git_log=git.git(project, "log", "--oneline", "-10"),
-        feedback=prompts.feedback_block(state.feedback, state.feedback_source)
-        + _kept_out_block(state.kept_out)
-        + held_files.session_block(state.held, state.excluded),
+        feedback=prompts.feedback_block(work.feedback, work.feedback_source)
+        + _kept_out_block(work.kept_out)
+        + held_files.session_block(work.held, state.excluded),
     )
     run.sessions_this_run += 1
     faultpoints.reached("coding.session_ended")
-    session_number = state.issue_sessions + 1
+    session_number = work.sessions + 1
 
     changes = commits.session_changes(project, result.touched, dirty_before)
-    changes.kept_out.extend(_hidden_writes(project, run.state.pre_session_started_ns))
+    changes.kept_out.extend(_hidden_writes(project, run.state.work().pre_session_started_ns))
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
     # Before anything is committed: a flagged file waits for a person (outbound review).
@@ -171,10 +165,10 @@ async def coding_session(run: Run) -> None:
     new_files = set(files) & commits.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
     tests = await run.tests()
-    blocking = blocking_failures(state.issue_baseline, tests) if tests is not None else []
+    blocking = blocking_failures(work.baseline, tests) if tests is not None else []
     checks = failing_checks(state.check_baseline, await run.checks())
-    shas = list(state.issue_commits)
-    waiting = held_files.merge_held(state.held, files, held)
+    shas = list(work.commits)
+    waiting = held_files.merge_held(work.held, files, held)
     changed = bool(files or shas or waiting)
     accepted = reports.done is not None and not blocking and not checks and changed
     commit_message = None
@@ -210,8 +204,8 @@ async def coding_session(run: Run) -> None:
         # The issue's own files (every session's), not just this one's: a test the issue
         # wrote in an earlier session and still fails is unfinished work, no regression.
         issue_files = set(files) | new_files | _files_of(project, shas)
-        regression = newly_failing(state.issue_baseline, tests, issue_files)
-        regression += fewer_passing(state.issue_baseline, tests)
+        regression = newly_failing(work.baseline, tests, issue_files)
+        regression += fewer_passing(work.baseline, tests)
     verdict = SessionVerdict(
         session=session_number,
         accepted=accepted,
@@ -226,7 +220,8 @@ async def coding_session(run: Run) -> None:
         regression=regression,
         feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
     )
-    run.save(verdict=verdict)
+    with run.editing() as draft:
+        draft.work().verdict = verdict
     faultpoints.reached("coding.tested")
     await _apply(run, verdict)
 
@@ -238,9 +233,7 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
     verdict's commit: it is adopted, never made twice. Notes are made once by their
     text (both trackers), so repeating this after a kill changes nothing.
     """
-    state = run.state
-    iid = state.current_issue
-    assert iid is not None
+    iid = run.state.work().iid
     project = run.spec.project_dir
     sha: str | None = None
     if verdict.commit_message is not None:
@@ -260,66 +253,62 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
         handoff = Handoff.model_validate_json(verdict.handoff_json)
         await run.tracker.add_note(iid, "handoff", _handoff_note(run, handoff, verdict.files))
         faultpoints.reached("coding.noted")
-    shas = [*state.issue_commits, sha] if sha is not None else list(state.issue_commits)
-    refusals = list(state.gate_refusals)
-    if verdict.refusal is not None:
-        refusals.append(verdict.refusal.model_copy(update={"commit_sha": sha}))
-    common_changes: dict[str, object] = {
-        "issue_sessions": verdict.session,
-        "issue_commits": shas,
-        "harness_commits": [*state.harness_commits, sha] if sha else state.harness_commits,
-        "last_test_run": verdict.tests,
-        "gate_refusals": refusals,
-        "kept_out": list(dict.fromkeys([*state.kept_out, *verdict.kept_out])),
-        "held": held_files.merge_held(state.held, verdict.files, verdict.held),
-        "pre_session_dirty": None,
-        "verdict": None,
-    }
     if verdict.regression:
-        run.move(
-            Phase.REGRESSION_APPROVAL, "regression", regression=verdict.regression, **common_changes
-        )
+        with run.moving(Phase.REGRESSION_APPROVAL, "regression") as state:
+            _record_session(state, verdict, sha).regression = verdict.regression
         return
     if not verdict.accepted:
         feedback = verdict.feedback or "The harness did not accept the issue as done."
         run.log(feedback.splitlines()[0])
-        run.move(
-            Phase.CODING,
-            "issue not done yet",
-            feedback=feedback,
-            feedback_source="harness",
-            **common_changes,
-        )
+        with run.moving(Phase.CODING, "issue not done yet") as state:
+            work = _record_session(state, verdict, sha)
+            work.feedback = feedback
+            work.feedback_source = "harness"
         return
-    run.move(
-        Phase.ISSUE_CLOSURE,
-        f"issue #{iid} passes the gates",
-        done_summary=verdict.done_summary,
-        feedback=None,
-        **common_changes,
-    )
+    with run.moving(Phase.ISSUE_CLOSURE, f"issue #{iid} passes the gates") as state:
+        work = _record_session(state, verdict, sha)
+        work.done_summary = verdict.done_summary
+        work.feedback = None
+
+
+def _record_session(state: AgentState, verdict: SessionVerdict, sha: str | None) -> IssueWork:
+    """Record an applied verdict in ``state`` (its issue's sessions, commits, gate
+    results and files kept out or held); the verdict is spent. Returns the issue's work."""
+    work = state.work()
+    work.sessions = verdict.session
+    if sha is not None:
+        work.commits = [*work.commits, sha]
+        state.harness_commits = [*state.harness_commits, sha]
+    if verdict.refusal is not None:
+        refusal = verdict.refusal.model_copy(update={"commit_sha": sha})
+        work.gate_refusals = [*work.gate_refusals, refusal]
+    work.kept_out = list(dict.fromkeys([*work.kept_out, *verdict.kept_out]))
+    work.held = held_files.merge_held(work.held, verdict.files, verdict.held)
+    work.tests = verdict.tests
+    state.last_test_run = verdict.tests
+    work.pre_session_dirty = None
+    work.verdict = None
+    return work
 
 
 async def issue_closure(run: Run) -> None:
     """The human reviews the issue's diff and tests; approved issues are closed."""
-    state = run.state
-    iid = state.current_issue
-    assert iid is not None
+    work = run.state.work()
+    iid = work.iid
     project = run.spec.project_dir
     issue = await run.tracker.get_issue(iid)
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        shas = state.issue_commits
+        shas = work.commits
         last = shas[-1]
         span = f"{shas[0]}~1..{last}"
         # Cut where the person is told, with the range that shows it whole (``--text``).
         shown = diff_excerpt.excerpt(project, span) or DiffExcerpt(stat="", text="", range=span)
-        flagged = held_files.still_changed(project, state.held)
+        flagged = held_files.still_changed(project, work.held)
         over_budget = held_files.over_budget(run, span)
         what_happened = [
             f"issue #{iid} implemented in {len(shas)} commit(s)",
-            "the harness ran the test suite: "
-            + (state.last_test_run.summary if state.last_test_run else "skipped"),
+            "the harness ran the test suite: " + (work.tests.summary if work.tests else "skipped"),
         ]
         if flagged:
             what_happened.append(
@@ -354,11 +343,11 @@ async def issue_closure(run: Run) -> None:
                 diff=shown.text,
                 diff_range=span,
                 diff_cut_at=shown.cut_at,
-                test_run=state.last_test_run,
-                model_summary=state.done_summary or "",
-                gate_refusals=state.gate_refusals,
-                checks=state.last_checks,
-                kept_out=state.kept_out,
+                test_run=work.tests,
+                model_summary=work.done_summary or "",
+                gate_refusals=work.gate_refusals,
+                checks=run.state.last_checks,
+                kept_out=work.kept_out,
                 flagged=flagged,
                 issue_findings=over_budget,
                 since_rejection=changes,
@@ -370,47 +359,32 @@ async def issue_closure(run: Run) -> None:
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        run.move(
-            Phase.CODING,
-            "closure rejected",
-            feedback=decision.reason or "The reviewer rejected the implementation.",
-            feedback_source="human",
-        )
+        with run.moving(Phase.CODING, "closure rejected") as state:
+            state.work().feedback = decision.reason or "The reviewer rejected the implementation."
+            state.work().feedback_source = "human"
         return
     assert isinstance(checkpoint, IssueClosureCheckpoint)
     assert isinstance(decision, ClosureDecision)
     approved, excluded = held_files.apply_choices(run, checkpoint)
-    state = run.state
-    commits_text = ", ".join(sha[:12] for sha in state.issue_commits)
+    work = run.state.work()
+    commits_text = ", ".join(sha[:12] for sha in work.commits)
     chosen = ""
     if approved:
         chosen += f"Flagged files approved by {decision.decided_by}: {', '.join(approved)}\n"
     if excluded:
         chosen += f"Flagged files excluded (never committed): {', '.join(excluded)}\n"
-    tests = state.last_test_run.summary if state.last_test_run else "skipped"
+    tests = work.tests.summary if work.tests else "skipped"
     await run.tracker.add_note(
         iid,
         "closure",
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
         f"Spend: {spend_of(run, iid).line()}\n{chosen}\n"
-        + model_words.section("Summary", state.done_summary or ""),
+        + model_words.section("Summary", work.done_summary or ""),
     )
     faultpoints.reached("issue_closure.noted")
     await run.tracker.close_issue(iid)
     faultpoints.reached("issue_closure.closed")
-    run.move(
-        Phase.ISSUE_SELECTION,
-        f"issue #{iid} closed",
-        current_issue=None,
-        issue_sessions=0,
-        issue_commits=[],
-        issue_baseline=None,
-        gate_refusals=[],
-        kept_out=[],
-        held=[],
-        done_summary=None,
-        feedback=None,
-    )
+    run.leave_issue(f"issue #{iid} closed")
 
 
 def _files_of(project: Path, shas: list[str]) -> set[str]:
@@ -537,7 +511,7 @@ def _to_merge_request(run: Run, closed: int, left: int) -> None:
     if closed == 0 and left > 0:
         which = ", ".join(f"#{iid}" for iid in aside) or "none"
         reason = f"no issue was finished: {left} left open (set aside: {which})"
-        run.move(Phase.FAILED, reason, failure=reason)
+        run.fail(reason)
         return
     reason = "every issue is closed" if not aside else f"{len(aside)} issue(s) set aside"
     if run.state.wrap_up:
@@ -547,11 +521,12 @@ def _to_merge_request(run: Run, closed: int, left: int) -> None:
 
 async def _wrap_up(run: Run, iid: int) -> None:
     """A budget's "go to the MR": set the started issue aside, leave an untouched one open."""
-    if run.state.issue_sessions or run.state.issue_commits:
+    work = run.state.work()
+    if work.sessions or work.commits:
         await set_aside(run, iid, "a budget was reached before the issue was done")
         return
     await run.tracker.update_issue(iid, remove_labels=("in-progress",))
-    run.move(Phase.ISSUE_SELECTION, "a budget was reached", current_issue=None)
+    run.leave_issue("a budget was reached")
 
 
 def _check_iteration_budget(run: Run) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from agent.core import commits, prompts
 from agent.core.orchestrator import Run
 from agent.core.outbound import facts, review
+from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint
 from common.schemas.outbound import (
     ApprovedChange,
@@ -93,7 +94,6 @@ def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[st
     record who approved what and what was excluded. Returns (approved, excluded) paths."""
     decision = checkpoint.decision
     assert isinstance(decision, ClosureDecision) and decision.approved
-    state = run.state
     project = run.spec.project_dir
     iid = checkpoint.context.issue_iid
     flagged = {item.path: item for item in checkpoint.context.flagged}
@@ -122,28 +122,27 @@ def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[st
             )
             for path in approved
         ]
-    known = {(item.path, item.where) for item in state.approved_changes}
     excluded_lines = [f"{path} ({_reasons(flagged[path])}; excluded by {who})" for path in excluded]
     for line in excluded_lines:
         run.log(f"excluded by a person, never committed: {line}")
-    shas = [*state.issue_commits, sha] if sha and sha not in state.issue_commits else None
-    run.save(
-        approved_changes=[
-            *state.approved_changes,
-            *(item for item in records if (item.path, item.where) not in known),
-        ],
-        excluded=list(dict.fromkeys([*state.excluded, *excluded_lines])),
-        held=[],
-        **(
-            {
-                "issue_commits": shas,
-                "harness_commits": [*state.harness_commits, sha],
-            }
-            if shas is not None and sha is not None
-            else {}
-        ),
-    )
+    with run.editing() as state:
+        _add_approved(state, records)
+        state.excluded = list(dict.fromkeys([*state.excluded, *excluded_lines]))
+        work = state.work()
+        work.held = []
+        if sha is not None and sha not in work.commits:
+            work.commits = [*work.commits, sha]
+            state.harness_commits = [*state.harness_commits, sha]
     return approved, excluded
+
+
+def _add_approved(state: AgentState, records: list[ApprovedChange]) -> None:
+    """Record approvals in ``state`` once each (a repeat after a restart adds nothing)."""
+    known = {(item.path, item.where) for item in state.approved_changes}
+    state.approved_changes = [
+        *state.approved_changes,
+        *(item for item in records if (item.path, item.where) not in known),
+    ]
 
 
 def _approval_commit(run: Run, checkpoint_id: str) -> str | None:
@@ -192,13 +191,8 @@ def approve_on_branch(run: Run, items: list[FlaggedFile], who: str, where: str) 
         )
         for item in items
     ]
-    known = {(item.path, item.where) for item in run.state.approved_changes}
-    run.save(
-        approved_changes=[
-            *run.state.approved_changes,
-            *(item for item in records if (item.path, item.where) not in known),
-        ]
-    )
+    with run.editing() as state:
+        _add_approved(state, records)
 
 
 def approved_section(approved: list[ApprovedChange]) -> str:

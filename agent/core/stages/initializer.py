@@ -124,25 +124,22 @@ async def project_verification(run: Run) -> None:
     assert decision is not None
     faultpoints.reached("project_verification.decided")
     if decision.approved:
-        run.move(
-            Phase.SPEC_TO_ISSUES,
-            test_command=checkpoint.context.test_command,
-            project_baseline=checkpoint.context.baseline_tests,
-            git_config=integrity.config_text(project),
-            target_head=integrity.head_of(project, spec.target_branch),
-            quality_checks={
-                name: r.command for name, r in checkpoint.context.quality_checks.items()
-            },
-            check_baseline=checkpoint.context.quality_checks,
-            project_env_kind=run.project_env.kind,
-            project_env_variables=run.project_env.variables,
-            outbound=outbound_settings(run),
-        )
+        context = checkpoint.context
+        with run.moving(Phase.SPEC_TO_ISSUES) as state:
+            state.test_command = context.test_command
+            state.project_baseline = context.baseline_tests
+            state.git_config = integrity.config_text(project)
+            state.target_head = integrity.head_of(project, spec.target_branch)
+            state.quality_checks = {name: r.command for name, r in context.quality_checks.items()}
+            state.check_baseline = context.quality_checks
+            state.project_env_kind = run.project_env.kind
+            state.project_env_variables = run.project_env.variables
+            state.outbound = outbound_settings(run)
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
             reason += f": {decision.reason}"
-        run.move(Phase.FAILED, reason, failure=reason)
+        run.fail(reason)
 
 
 def outbound_settings(run: Run) -> OutboundSettings:
@@ -219,13 +216,12 @@ async def spec_to_issues(run: Run) -> None:
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        run.move(
-            Phase.SPEC_TO_ISSUES,
-            "proposal rejected",
-            spec_attempt=state.spec_attempt + 1,
-            feedback=decision.reason or "The proposal was rejected; propose a better breakdown.",
-            feedback_source="human",
-        )
+        with run.moving(Phase.SPEC_TO_ISSUES, "proposal rejected") as draft:
+            draft.spec_attempt = state.spec_attempt + 1
+            draft.feedback = (
+                decision.reason or "The proposal was rejected; propose a better breakdown."
+            )
+            draft.feedback_source = "human"
         return
     first_line = run.files.spec_copy.read_text().strip().splitlines()[:1]
     await run.tracker.ensure_milestone(run.info.spec_slug, first_line[0] if first_line else "")
@@ -236,12 +232,10 @@ async def spec_to_issues(run: Run) -> None:
     drafts = {
         issue.iid: draft for issue, draft in zip(created, checkpoint.context.issues, strict=True)
     }
-    run.move(
-        Phase.ISSUE_ENRICHMENT,
-        recommended_enrichment=recommended,
-        feedback=None,
-        spec_drafts=drafts,
-    )
+    with run.moving(Phase.ISSUE_ENRICHMENT) as draft:
+        draft.recommended_enrichment = recommended
+        draft.feedback = None
+        draft.spec_drafts = drafts
 
 
 async def issue_enrichment(run: Run) -> None:
@@ -269,7 +263,9 @@ async def issue_enrichment(run: Run) -> None:
         decision = checkpoint.decision
         assert isinstance(decision, EnrichmentDecision)
         selected = decision.selected if decision.approved else []
-        run.save(enrichment_decided=True, enrichment_queue=selected)
+        with run.editing() as state:
+            state.enrichment_decided = True
+            state.enrichment_queue = selected
 
     all_issues = await run.tracker.list_issues()
     listing = "\n".join(f"#{i.iid} {i.title}" for i in all_issues)
@@ -316,15 +312,15 @@ async def issue_enrichment(run: Run) -> None:
                     "dropped or altered); held for the enrichment_scope checkpoint"
                 )
                 faultpoints.reached("issue_enrichment.enriched")
-                run.save(
-                    enrichment_queue=run.state.enrichment_queue[1:],
-                    scope_pending=[*run.state.scope_pending, held],
-                )
+                with run.editing() as state:
+                    state.enrichment_queue = state.enrichment_queue[1:]
+                    state.scope_pending = [*state.scope_pending, held]
                 continue
             await _apply_enrichment(run, enriched)
             run.log(f"issue #{iid} enriched: {found.title}")
         faultpoints.reached("issue_enrichment.enriched")
-        run.save(enrichment_queue=run.state.enrichment_queue[1:])
+        with run.editing() as state:
+            state.enrichment_queue = state.enrichment_queue[1:]
     if run.state.scope_pending:
         await _enrichment_scope(run)
     run.move(Phase.CREATE_BRANCH)
@@ -384,7 +380,8 @@ async def _enrichment_scope(run: Run) -> None:
             run.log(f"issue #{item.iid} enriched (scope change accepted): {item.title}")
         else:
             run.log(f"issue #{item.iid} keeps its spec-faithful text")
-    run.save(scope_pending=[])
+    with run.editing() as state:
+        state.scope_pending = []
 
 
 def _scope_diff(run: Run, item: PendingEnrichment) -> str:

@@ -51,20 +51,17 @@ async def mr_phase_transition(run: Run) -> None:
     if failing and spec.skip_regression:
         summary = final.summary if final is not None else "checks"
         reason = f"the final test suite fails ({summary}: {', '.join(failing)}); no merge request"
-        run.move(Phase.FAILED, reason, failure=reason)
+        run.fail(reason)
         return
     if failing:
-        run.move(
-            Phase.REGRESSION_APPROVAL,
-            "regression before the merge request",
-            regression=failing,
-            current_issue=None,
-        )
+        with run.moving(Phase.REGRESSION_APPROVAL, "regression before the merge request") as state:
+            state.regression = failing
         return
     issues = await run.tracker.list_issues()
     spec_text = run.files.spec_copy.read_text()
     measured = coverage.measure(spec_text, issues, run.state.spec_drafts, SET_ASIDE_LABEL)
-    run.save(coverage=measured)
+    with run.editing() as state:
+        state.coverage = measured
     run.log(spec_sections.coverage_line(measured.sections, measured.uncovered, "closed"))
 
     async def build(checkpoint_id: str) -> Checkpoint:
@@ -134,7 +131,10 @@ async def mr_review(run: Run) -> None:
         draft = reports.merge_request
         assert draft is not None
         faultpoints.reached("mr_review.drafted")
-        run.save(mr_title=draft.title, mr_description=_describe(run, draft.description, issues))
+        drafted = _describe(run, draft.description, issues)
+        with run.editing() as state:
+            state.mr_title = draft.title
+            state.mr_description = drafted
     title = run.state.mr_title
     description = run.state.mr_description
     assert title is not None and description is not None
@@ -181,16 +181,15 @@ async def mr_review(run: Run) -> None:
             )
             after = held_files.approved_section(run.state.approved_changes)
             description = held_files.with_approved_section(description, before, after)
-        run.move(Phase.MR_CREATE, feedback=None, mr_description=description)
+        with run.moving(Phase.MR_CREATE) as state:
+            state.feedback = None
+            state.mr_description = description
     else:
-        run.move(
-            Phase.MR_REVIEW,
-            "merge request rejected",
-            mr_title=None,
-            mr_description=None,
-            feedback=decision.reason or "The reviewer rejected the merge request draft.",
-            feedback_source="human",
-        )
+        with run.moving(Phase.MR_REVIEW, "merge request rejected") as state:
+            state.mr_title = None
+            state.mr_description = None
+            state.feedback = decision.reason or "The reviewer rejected the merge request draft."
+            state.feedback_source = "human"
 
 
 async def mr_create(run: Run) -> None:

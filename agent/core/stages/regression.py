@@ -22,14 +22,14 @@ from common.schemas.issues import IssueDraft
 
 async def regression_approval(run: Run) -> None:
     """Tests that passed before fail now: fix now, defer to a bug issue, or abort."""
-    state = run.state
-    iid = state.current_issue
-    if iid is None:
+    if run.state.issue is None:
         await _regression_before_mr(run)
         return
-    assert state.last_test_run is not None
+    work = run.state.issue
+    iid = work.iid
+    assert work.tests is not None
     issue = await run.tracker.get_issue(iid)
-    test_run = state.last_test_run
+    test_run = work.tests
 
     async def build(checkpoint_id: str) -> Checkpoint:
         return RegressionApprovalCheckpoint(
@@ -44,9 +44,9 @@ async def regression_approval(run: Run) -> None:
             context=RegressionApprovalContext(
                 issue_iid=iid,
                 issue_title=issue.title,
-                newly_failing=state.regression,
+                newly_failing=work.regression,
                 test_run=test_run,
-                diff=diff_excerpt.issue_excerpt(run.spec.project_dir, state.issue_commits),
+                diff=diff_excerpt.issue_excerpt(run.spec.project_dir, work.commits),
             ),
         )
 
@@ -55,28 +55,27 @@ async def regression_approval(run: Run) -> None:
     assert isinstance(decision, RegressionDecision)
     match decision.action:
         case RegressionAction.FIX_NOW:
-            failing = ", ".join(state.regression)
-            run.move(
-                Phase.CODING,
-                "fix the regression",
-                feedback=f"These tests passed before this issue and fail now: {failing}. "
-                "Fix the regression without weakening the tests.",
-                feedback_source="human",
-                regression=[],
-            )
+            failing = ", ".join(work.regression)
+            with run.moving(Phase.CODING, "fix the regression") as state:
+                state.work().feedback = (
+                    f"These tests passed before this issue and fail now: {failing}. "
+                    "Fix the regression without weakening the tests."
+                )
+                state.work().feedback_source = "human"
+                state.work().regression = []
         case RegressionAction.DEFER:
             bug = IssueDraft(
-                title=f"Regression after #{iid}: {', '.join(state.regression)[:150]}",
+                title=f"Regression after #{iid}: {', '.join(work.regression)[:150]}",
                 summary=f"After issue #{iid} ({issue.title}) these tests fail: "
-                + ", ".join(state.regression),
-                test_criteria=[f"{name} passes again" for name in state.regression],
+                + ", ".join(work.regression),
+                test_criteria=[f"{name} passes again" for name in work.regression],
             )
             created = await run.tracker.create_issues([bug])
             run.log(f"regression deferred to issue #{created[0].iid}")
-            run.move(Phase.ISSUE_CLOSURE, "regression deferred", regression=[])
+            with run.moving(Phase.ISSUE_CLOSURE, "regression deferred") as state:
+                state.work().regression = []
         case RegressionAction.ABORT:
-            reason = f"aborted at regression_approval by {decision.decided_by}"
-            run.move(Phase.FAILED, reason, failure=reason)
+            run.fail(f"aborted at regression_approval by {decision.decided_by}")
 
 
 async def _regression_before_mr(run: Run) -> None:
@@ -123,14 +122,11 @@ async def _regression_before_mr(run: Run) -> None:
             )
             created = await run.tracker.create_issues([bug])
             run.log(f"regression filed as issue #{created[0].iid}, worked on now")
-            run.move(Phase.ISSUE_SELECTION, "fix the regression", regression=[])
+            with run.moving(Phase.ISSUE_SELECTION, "fix the regression") as draft:
+                draft.regression = []
         case RegressionAction.DEFER:
-            run.move(
-                Phase.MR_PHASE_TRANSITION,
-                "regression deferred",
-                accepted_regressions=[*state.accepted_regressions, *state.regression],
-                regression=[],
-            )
+            with run.moving(Phase.MR_PHASE_TRANSITION, "regression deferred") as draft:
+                draft.accepted_regressions = [*state.accepted_regressions, *state.regression]
+                draft.regression = []
         case RegressionAction.ABORT:
-            reason = f"aborted at regression_approval by {decision.decided_by}"
-            run.move(Phase.FAILED, reason, failure=reason)
+            run.fail(f"aborted at regression_approval by {decision.decided_by}")
