@@ -1,0 +1,117 @@
+"""An ``.agent_state.json`` from before ``IssueWork`` (schema_version 1) loads in the new shape.
+
+The files in ``data/agent_state_v1_*.json`` were written by the harness's version 1
+``AgentState`` (its own ``model_dump_json``), not typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from common.atomic import read_model, write_model
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.agent_state_upgrade import upgrade
+from common.schemas.issue_work import IssueWork
+
+DATA = Path(__file__).parent / "data"
+
+
+def v1(name: str) -> Path:
+    return DATA / f"agent_state_v1_{name}.json"
+
+
+def test_a_v1_state_written_mid_issue_continues_that_issue() -> None:
+    state = read_model(v1("mid_issue"), AgentState)
+    raw = json.loads(v1("mid_issue").read_text())
+
+    assert state.schema_version == 2
+    assert state.phase is Phase.CODING
+    work = state.work()
+    assert (work.iid, work.sessions, work.commits) == (2, 1, ["2" * 40])
+    assert work.baseline is not None and work.baseline.summary == "3 passed"
+    assert work.verdict is not None and work.verdict.session == 2, "the saved verdict is applied"
+    assert [r.session for r in work.gate_refusals] == [1]
+    assert work.kept_out == ["vendor/lib/ (a nested git repository)"]
+    assert [item.path for item in work.held] == [".npmrc"]
+    assert work.pre_session_dirty == ["notes.txt"]
+    assert work.pre_session_started_ns == raw["pre_session_started_ns"]
+    # What version 1 shared between the issue and the run was the issue's then.
+    assert (work.feedback, work.feedback_source) == (raw["feedback"], "harness")
+    assert (state.feedback, state.feedback_source) == (None, "human")
+    assert work.tests == state.last_test_run and work.tests is not None
+    assert work.tests.summary == "1 failed, 3 passed"
+    # What outlives the issue stays on the run.
+    assert state.set_aside == [1]
+    assert sorted(state.issue_spend) == [1, 2]
+    assert state.harness_commits == ["1" * 40, "2" * 40]
+    assert state.excluded == ["x.bin (binary; excluded by cli:alice)"]
+    assert len(state.history) == len(raw["history"])
+
+
+def test_a_fresh_v1_state_loads_with_no_issue() -> None:
+    state = read_model(v1("fresh"), AgentState)
+
+    assert state.schema_version == 2
+    assert state.phase is Phase.PROJECT_VERIFICATION
+    assert state.issue is None
+    assert state.history == []
+
+
+def test_a_v1_state_between_issues_drops_what_the_last_issue_left() -> None:
+    raw = json.loads(v1("between_issues").read_text())
+    assert raw["pre_session_started_ns"] is not None, "version 1 left it behind"
+
+    state = read_model(v1("between_issues"), AgentState)
+
+    assert state.phase is Phase.ISSUE_SELECTION
+    assert state.issue is None
+    assert state.last_test_run is not None and state.last_test_run.summary == "4 passed"
+    assert state.issue_spend.keys() == {1}
+
+
+def test_a_v1_regression_before_the_merge_request_stays_the_runs() -> None:
+    state = read_model(v1("regression_before_mr"), AgentState)
+
+    assert state.phase is Phase.REGRESSION_APPROVAL
+    assert state.issue is None, "regression_approval asks about the branch, not an issue"
+    assert state.regression == ["tests/test_b.py::test_old"]
+
+
+@pytest.mark.parametrize("name", ["mid_issue", "fresh", "between_issues", "regression_before_mr"])
+def test_an_upgraded_state_is_written_as_version_2_and_reads_back_the_same(
+    name: str, tmp_path: Path
+) -> None:
+    state = read_model(v1(name), AgentState)
+    path = tmp_path / ".agent_state.json"
+
+    write_model(path, state)
+
+    written = json.loads(path.read_text())
+    assert written["schema_version"] == 2
+    assert "current_issue" not in written and "issue_commits" not in written
+    assert read_model(path, AgentState) == state
+
+
+def test_a_current_state_is_not_upgraded_again() -> None:
+    data = AgentState(issue=IssueWork(iid=4, sessions=1)).model_dump(mode="json")
+
+    assert upgrade(data) is data
+
+
+def test_a_state_built_in_code_still_refuses_version_1_field_names() -> None:
+    """Only a file that says version 1 is upgraded: in code, an old name stays an error."""
+    with pytest.raises(ValueError, match="issue_commits"):
+        AgentState.model_validate({"issue_commits": ["a" * 40]})
+    with pytest.raises(ValueError, match="current_issue"):
+        AgentState.model_validate({"schema_version": 2, "current_issue": 1})
+
+
+def test_a_v1_file_with_a_bad_issue_field_is_refused_by_its_new_name() -> None:
+    data = json.loads(v1("mid_issue").read_text())
+    data["issue_sessions"] = "many"
+
+    with pytest.raises(ValueError, match=r"issue\.sessions"):
+        AgentState.model_validate(data)
