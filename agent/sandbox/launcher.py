@@ -36,6 +36,7 @@ from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces
 from common.errors import SandboxError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.sandbox_layout import SandboxLayout
+from common.workspace import gitdirs
 
 RELAY = Path(__file__).with_name("relay.py")
 _BASE_URL = "ANTHROPIC_BASE_URL"
@@ -88,20 +89,13 @@ def relay_python() -> Path:
 
 def git_paths(project_dir: Path) -> tuple[Path, ...]:
     """The repository's git folders: ``.git``, or a worktree's gitdir and common dir."""
-    dot_git = project_dir / ".git"
-    if dot_git.is_dir():
-        return (dot_git,)
-    if not dot_git.is_file():
-        return ()
-    first = dot_git.read_text().strip()
-    if not first.startswith("gitdir:"):
-        return (dot_git,)
-    gitdir = (project_dir / first.removeprefix("gitdir:").strip()).resolve()
-    paths = [dot_git, gitdir]
-    commondir = gitdir / "commondir"
-    if commondir.is_file():
-        paths.append((gitdir / commondir.read_text().strip()).resolve())
-    return tuple(paths)
+    folders = gitdirs.git_folders(project_dir)
+    if folders is None:
+        dot_git = project_dir / ".git"
+        return (dot_git,) if dot_git.exists() else ()
+    if folders.dot_git.is_dir():
+        return (folders.dot_git,)
+    return tuple(dict.fromkeys((folders.dot_git, folders.git_dir, folders.common_dir)))
 
 
 def extra_read_only(

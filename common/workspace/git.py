@@ -24,7 +24,7 @@ from pathlib import Path
 
 from common.errors import GitError
 from common.paths import WORKSPACE_ROOT_NAME
-from common.workspace import git_guard, git_jail, pathnames
+from common.workspace import git_guard, git_jail, gitdirs, pathnames
 
 
 def git_bytes(
@@ -94,27 +94,8 @@ def git(
 def _linked_git_dirs(repo: Path) -> tuple[Path, ...]:
     """The git folders of ``repo`` outside it, when ``.git`` is not a folder of its own
     (a linked worktree or a submodule's ``.git`` file): the jail binds them too."""
-    dot_git = repo / ".git"
-    if dot_git.is_dir() or not dot_git.exists():
-        return ()
-    done = subprocess.run(
-        [
-            str(git_jail.git_binary()[0]),
-            "-C",
-            str(repo),
-            "rev-parse",
-            "--git-dir",
-            "--git-common-dir",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=git_guard.safe_environ(),
-    )
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != 2:
-        return ()
-    return git_jail.linked_git_dirs(repo, lines[0], lines[1])
+    folders = gitdirs.git_folders(repo)
+    return folders.outside(repo) if folders is not None else ()
 
 
 def _split_options(args: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:

@@ -150,19 +150,6 @@ def wrap(
     return argv(jail, found, command), environ(safe_env)
 
 
-def linked_git_dirs(repo: Path, git_dir: str, common_dir: str) -> tuple[Path, ...]:
-    """The repository's git folders that lie outside it (a worktree's, a submodule's),
-    which the jail must bind too; ``git_dir`` and ``common_dir`` as git printed them."""
-    inside = repo.resolve()
-    found: list[Path] = []
-    for text in (git_dir, common_dir):
-        path = repo / text  # an absolute path replaces repo
-        resolved = path.resolve()
-        if resolved != inside and inside not in resolved.parents and resolved not in found:
-            found.append(resolved)
-    return tuple(found)
-
-
 def _git_folders() -> list[Path]:
     """The git binary's folder and exec path when they are not under a system folder."""
     binary, exec_path = git_binary()
