@@ -1,0 +1,120 @@
+"""Issue worktrees: one checkout per issue worked in parallel, merged into the feature branch.
+
+Why worktrees: issues worked at the same time must not share a work tree (one session's
+half-written file would fail the other's tests), yet they share the repository's objects
+and branches, so a finished issue is merged with plain git. Each issue gets its own
+branch off the feature branch, checked out in a folder of its own; the main work tree
+keeps the feature branch, and merges happen there.
+
+Every git here runs through :mod:`common.workspace.git` (guarded and jailed). A worktree's
+``.git`` is a file naming its git folder; :mod:`common.workspace.gitdirs` reads it
+without running git. The harness creates the folder and the branch, so it names both;
+nothing here is derived from what a session wrote, except the merge itself, whose
+conflicts are reported as escaped names and a bounded excerpt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.errors import GitError
+from common.untrusted_text import printable
+from common.workspace import git, pathnames
+
+CONFLICT_EXCERPT_CHARS = 8_000
+"""How much of the conflicted diff a merge outcome carries (the session's feedback)."""
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    """What merging an issue branch into the feature branch did."""
+
+    merged: bool
+    commit: str | None = None
+    """The merge commit on the feature branch (``None`` when it conflicted)."""
+    conflicts: tuple[str, ...] = ()
+    """The conflicted paths, escaped for showing."""
+    excerpt: str = ""
+    """The conflicted diff (``git diff`` during the merge), escaped, at most
+    :data:`CONFLICT_EXCERPT_CHARS` characters; ``excerpt_cut`` says whether it was cut."""
+    excerpt_cut: bool = False
+
+
+def add(repo: Path, path: Path, branch: str, base: str) -> None:
+    """Check out a new ``branch`` from ``base`` at ``path`` (a folder that must not exist).
+
+    An existing ``branch`` (a resumed agent's) is checked out as it is, not reset.
+    """
+    if path.exists():
+        raise GitError(f"worktree folder already exists: {pathnames.shown(bytes(path))}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if git.branch_exists(repo, branch):
+        args = ["worktree", "add", str(path), branch]
+    else:
+        args = ["worktree", "add", "-b", branch, str(path), base]
+    git.git(repo, *args, writable=(path.parent,))
+
+
+def remove(repo: Path, path: Path) -> None:
+    """Remove the worktree at ``path`` (whatever it holds) and forget it; absent: nothing."""
+    if path.exists():
+        git.git(repo, "worktree", "remove", "--force", str(path), writable=(path.parent,))
+    git.git(repo, "worktree", "prune")
+
+
+def listed(repo: Path) -> list[Path]:
+    """The linked worktrees git knows for ``repo`` (the main work tree excluded)."""
+    out = git.git_bytes(repo, "worktree", "list", "--porcelain", "-z")
+    paths = [
+        Path(field.removeprefix(b"worktree ").decode(errors="surrogateescape"))
+        for field in out.split(b"\0")
+        if field.startswith(b"worktree ")
+    ]
+    main = repo.resolve()
+    return [path for path in paths if path.resolve() != main]
+
+
+def merge(repo: Path, branch: str, message: str, identity: Sequence[str] = ()) -> MergeOutcome:
+    """Merge ``branch`` into the branch checked out in ``repo`` with a merge commit.
+
+    On a conflict the merge is aborted (``repo`` is left as it was) and the outcome
+    names the conflicted paths and carries the conflicted diff, for the session that
+    redoes the issue. ``identity`` is the caller's ``-c user.name=… -c user.email=…``.
+    """
+    git.git_bytes(
+        repo, *identity, "merge", "--no-ff", "--no-edit", "-m", message, branch, check=False
+    )
+    conflicted = git.split_nul(git.git_bytes(repo, "diff", "--name-only", "-z", "--diff-filter=U"))
+    if not conflicted:
+        if git.git(repo, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False):
+            # Stopped without a conflicted path (a file in the way): nothing was merged.
+            git.git(repo, "merge", "--abort")
+            raise GitError(f"git merge {branch}: stopped without a conflict; aborted")
+        if not is_merged(repo, branch):
+            raise GitError(f"git merge {branch}: the branch is not in HEAD after the merge")
+        return MergeOutcome(merged=True, commit=git.head_commit(repo))
+    diff = git.git_bytes(repo, "diff", "--text").decode(errors="replace")
+    git.git(repo, "merge", "--abort")
+    cut = len(diff) > CONFLICT_EXCERPT_CHARS
+    excerpt = printable(diff[:CONFLICT_EXCERPT_CHARS])
+    return MergeOutcome(
+        merged=False,
+        conflicts=tuple(pathnames.shown(path) for path in conflicted),
+        excerpt=excerpt,
+        excerpt_cut=cut,
+    )
+
+
+def is_merged(repo: Path, branch: str) -> bool:
+    """Whether ``branch``'s tip is already in HEAD (a merge done before a kill)."""
+    tip = git.git(repo, "rev-parse", "--verify", f"{branch}^{{commit}}")
+    return git.git(repo, "merge-base", tip, "HEAD", check=False) == tip
+
+
+def restart_on(path: Path, base: str) -> None:
+    """Put the worktree at ``path`` back on ``base`` (the updated feature branch), its own
+    commits dropped and every untracked file gone: the issue is redone on top of it."""
+    git.git(path, "reset", "--hard", base)
+    git.git(path, "clean", "-fdx", "-q")

@@ -1,0 +1,169 @@
+"""Issue worktrees through real git (guarded and jailed): created off the feature branch,
+merged back, a conflict reported and aborted, redone on top, removed; and a worktree's
+git folders read from its ``.git`` file without running git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from common.errors import GitError
+from common.workspace import git, gitdirs, worktrees
+
+IDENTITY = ("-c", "user.name=coding-harness", "-c", "user.email=harness@localhost")
+
+
+def sh_git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *IDENTITY, *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def commit_file(repo: Path, name: str, text: str, message: str) -> None:
+    (repo / name).write_text(text)
+    sh_git(repo, "add", name)
+    sh_git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A project on its feature branch, with one file of two functions."""
+    root = tmp_path / "project"
+    root.mkdir()
+    sh_git(root, "init", "-q", "-b", "main")
+    commit_file(root, "calc.py", "def one():\n    return 1\n\n\ndef two():\n    return 2\n", "init")
+    sh_git(root, "checkout", "-q", "-b", "feature/x")
+    return root
+
+
+def test_an_issue_worktree_is_a_branch_off_the_feature_branch(repo: Path, tmp_path: Path) -> None:
+    place = tmp_path / "trees" / "issue-1"
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    assert sh_git(place, "rev-parse", "--abbrev-ref", "HEAD") == "feature/x-issue-1"
+    assert sh_git(place, "rev-parse", "HEAD") == sh_git(repo, "rev-parse", "feature/x")
+    assert [p.resolve() for p in worktrees.listed(repo)] == [place.resolve()]
+    assert git.current_branch(repo) == "feature/x"  # the main tree keeps its branch
+
+
+def test_adding_again_after_a_kill_checks_the_branch_out_as_it_is(
+    repo: Path, tmp_path: Path
+) -> None:
+    place = tmp_path / "trees" / "issue-1"
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    commit_file(place, "new.py", "x = 1\n", "wip")
+    tip = sh_git(place, "rev-parse", "HEAD")
+    worktrees.remove(repo, place)
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    assert sh_git(place, "rev-parse", "HEAD") == tip
+    with pytest.raises(GitError, match="already exists"):
+        worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+
+
+def test_issues_on_different_functions_both_merge(repo: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "t" / "issue-1", tmp_path / "t" / "issue-2"
+    worktrees.add(repo, first, "b1", "feature/x")
+    worktrees.add(repo, second, "b2", "feature/x")
+    commit_file(first, "calc.py", "def one():\n    return 11\n\n\ndef two():\n    return 2\n", "1")
+    commit_file(second, "calc.py", "def one():\n    return 1\n\n\ndef two():\n    return 22\n", "2")
+
+    one = worktrees.merge(repo, "b1", "Merge issue #1", IDENTITY)
+    two = worktrees.merge(repo, "b2", "Merge issue #2", IDENTITY)
+
+    assert one.merged and two.merged
+    assert two.commit == sh_git(repo, "rev-parse", "HEAD")
+    assert "return 11" in (repo / "calc.py").read_text()
+    assert "return 22" in (repo / "calc.py").read_text()
+    assert worktrees.is_merged(repo, "b1") and worktrees.is_merged(repo, "b2")
+    assert sh_git(repo, "log", "-1", "--format=%s") == "Merge issue #2"
+
+
+def test_a_conflict_is_reported_aborted_and_redone_on_top(repo: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "t" / "issue-1", tmp_path / "t" / "issue-2"
+    worktrees.add(repo, first, "b1", "feature/x")
+    worktrees.add(repo, second, "b2", "feature/x")
+    commit_file(first, "calc.py", "def one():\n    return 'first'\n", "1")
+    commit_file(second, "calc.py", "def one():\n    return 'second'\n", "2")
+    assert worktrees.merge(repo, "b1", "Merge issue #1", IDENTITY).merged
+    before = sh_git(repo, "rev-parse", "HEAD")
+
+    outcome = worktrees.merge(repo, "b2", "Merge issue #2", IDENTITY)
+
+    assert not outcome.merged and outcome.commit is None
+    assert outcome.conflicts == ("calc.py",)
+    assert "'first'" in outcome.excerpt and "'second'" in outcome.excerpt
+    assert sh_git(repo, "rev-parse", "HEAD") == before
+    assert sh_git(repo, "status", "--porcelain") == ""  # aborted: the tree as it was
+    assert not worktrees.is_merged(repo, "b2")
+
+    (second / "scratch.txt").write_text("left behind")
+    worktrees.restart_on(second, "feature/x")
+    assert sh_git(second, "rev-parse", "HEAD") == before
+    assert not (second / "scratch.txt").exists()
+    commit_file(second, "calc.py", "def one():\n    return 'first and second'\n", "2 again")
+    assert worktrees.merge(repo, "b2", "Merge issue #2", IDENTITY).merged
+
+
+def test_conflicted_names_and_text_are_escaped(repo: Path, tmp_path: Path) -> None:
+    name = "esc\x1b[2Jname.py"
+    commit_file(repo, name, "a\n", "add")
+    first, second = tmp_path / "t" / "issue-1", tmp_path / "t" / "issue-2"
+    worktrees.add(repo, first, "b1", "feature/x")
+    worktrees.add(repo, second, "b2", "feature/x")
+    commit_file(first, name, "\x1b]0;pwned\x07 one\n", "1")
+    commit_file(second, name, "two\n", "2")
+    assert worktrees.merge(repo, "b1", "m1", IDENTITY).merged
+
+    outcome = worktrees.merge(repo, "b2", "m2", IDENTITY)
+
+    assert outcome.conflicts == ("esc\\x1b[2Jname.py",)
+    assert "\x1b" not in outcome.excerpt and "\\x1b]0;pwned" in outcome.excerpt
+
+
+def test_removing_a_worktree_forgets_it_and_keeps_the_branch(repo: Path, tmp_path: Path) -> None:
+    place = tmp_path / "t" / "issue-1"
+    worktrees.add(repo, place, "b1", "feature/x")
+    (place / "untracked.txt").write_text("x")
+    worktrees.remove(repo, place)
+    assert not place.exists()
+    assert worktrees.listed(repo) == []
+    assert git.branch_exists(repo, "b1")
+    worktrees.remove(repo, place)  # absent: nothing to do
+
+
+def test_a_worktree_git_folders_are_read_from_its_dot_git_file(repo: Path, tmp_path: Path) -> None:
+    place = tmp_path / "t" / "issue-1"
+    worktrees.add(repo, place, "b1", "feature/x")
+    folders = gitdirs.git_folders(place)
+    assert folders is not None
+    assert folders.common_dir == (repo / ".git").resolve()
+    assert folders.git_dir == (repo / ".git" / "worktrees" / "issue-1").resolve()
+    assert folders.outside(place) == (folders.git_dir, folders.common_dir)
+    main = gitdirs.git_folders(repo)
+    assert main is not None and main.outside(repo) == ()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not a pointer\n", b"gitdir:\n", b"gitdir: a\nsecond line\n", b"\xff\xfe", b"g" * 5000],
+)
+def test_a_dot_git_file_that_is_not_a_pointer_names_no_folder(
+    tmp_path: Path, content: bytes
+) -> None:
+    (tmp_path / ".git").write_bytes(content)
+    assert gitdirs.git_folders(tmp_path) is None
+
+
+def test_a_relative_pointer_is_relative_to_the_worktree(tmp_path: Path) -> None:
+    common = tmp_path / "main" / ".git"
+    gitdir = common / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    (gitdir / "commondir").write_text("../..\n")
+    tree = tmp_path / "wt"
+    tree.mkdir()
+    (tree / ".git").write_text("gitdir: ../main/.git/worktrees/wt\n")
+    folders = gitdirs.git_folders(tree)
+    assert folders is not None
+    assert (folders.git_dir, folders.common_dir) == (gitdir.resolve(), common.resolve())
