@@ -9,10 +9,10 @@ note names the commits so a person can take them back), and the run goes on.
 from __future__ import annotations
 
 from agent.core.orchestrator import Run
+from common.schemas.issues import SET_ASIDE_LABEL as SET_ASIDE_LABEL
 from common.schemas.spend import Spend
 from common.workspace import git
 
-SET_ASIDE_LABEL = "needs-human"
 OUTPUT_LINES = 20
 
 

@@ -25,8 +25,10 @@ from agent.core.orchestrator import Run, StopRun
 from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
+from common import dependencies
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
+    BlockedIssue,
     Checkpoint,
     CheckpointType,
     ClosureDecision,
@@ -40,6 +42,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issue_work import IssueWork
+from common.schemas.issues import TrackedIssue
 from common.schemas.verdict import SessionVerdict
 from common.workspace import checkpoints, git, pathnames
 from common.workspace.render import since_rejection_summary
@@ -51,9 +54,12 @@ HIDDEN_SHOWN = 20
 async def issue_selection(run: Run) -> None:
     """Recommend the next open issue; with none left, move to the MR stage."""
     issues = await run.tracker.list_issues()
+    if await _set_aside_stuck(run, issues):
+        issues = await run.tracker.list_issues()
     # The label decides: a person who removes it gives the issue another chance.
     aside = {issue.iid for issue in issues if SET_ASIDE_LABEL in issue.labels}
-    open_issues = [issue for issue in issues if issue.state == "opened" and issue.iid not in aside]
+    found = dependencies.readiness(issues)
+    open_issues = [issue for issue in issues if issue.iid in found.ready]
     closed = sum(1 for issue in issues if issue.state == "closed")
     if not open_issues or run.state.wrap_up:
         _to_merge_request(run, closed, len(issues) - closed)
@@ -72,6 +78,11 @@ async def issue_selection(run: Run) -> None:
                 f"{closed} of {len(issues)} issue(s) closed"
                 + (f", {len(aside)} set aside" if aside else ""),
                 f"recommended next: #{recommended}",
+                *(
+                    [f"{len(found.waiting)} issue(s) wait for their dependencies"]
+                    if found.waiting
+                    else []
+                ),
             ],
             to_decide="Which issue should the next coding session work on?",
             if_approved="One coding session implements the chosen issue",
@@ -82,6 +93,11 @@ async def issue_selection(run: Run) -> None:
                 ],
                 recommended_iid=recommended,
                 closed_count=closed,
+                blocked=[
+                    BlockedIssue(iid=i.iid, title=i.title, labels=i.labels, waiting_for=waits)
+                    for i in issues
+                    if (waits := found.waiting.get(i.iid)) is not None
+                ],
             ),
         )
 
@@ -104,6 +120,23 @@ async def issue_selection(run: Run) -> None:
         work.feedback = None
         work.done_summary = None
         state.issue = work
+
+
+async def _set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
+    """Set aside each open issue that depends (perhaps through others) on one set aside:
+    nobody will close its dependency, so waiting for it would never end. It gets the
+    ``needs-human`` label and a note saying which dependency; a person who removes the
+    labels gives both another chance. Whether any was set aside."""
+    found = dependencies.readiness(issues)
+    for iid, on in found.stuck.items():
+        why = dependencies.stuck_reason(iid, on, issues)
+        await run.tracker.add_note(iid, "comment", f"## Set aside for a person\n{why}.")
+        await run.tracker.update_issue(iid, add_labels=(SET_ASIDE_LABEL,))
+        run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
+        if iid not in run.state.set_aside:
+            with run.editing() as state:
+                state.set_aside = [*state.set_aside, iid]
+    return bool(found.stuck)
 
 
 async def coding_session(run: Run) -> None:

@@ -9,6 +9,7 @@ from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.core.scope_change import scope_changes, scope_diff
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
+from common import dependencies
 from common.errors import ProjectBrokenError, SessionError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.agent_state import PendingEnrichment, Phase
@@ -29,6 +30,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesContext,
 )
 from common.schemas.gates import TestRun
+from common.schemas.issues import IssueDraft
 from common.schemas.outbound import OutboundSettings, merged
 from common.workspace import git
 
@@ -195,6 +197,7 @@ async def spec_to_issues(run: Run) -> None:
                 "read the specification and the project",
                 f"proposed {count} spec-faithful issue(s)",
                 spec_sections.coverage_line(sections, uncovered, "proposed"),
+                _dependency_line(proposal.issues),
             ],
             to_decide="Create these issues?",
             if_approved=f"{count} issues are created in the {run.tracker.kind} tracker",
@@ -225,17 +228,37 @@ async def spec_to_issues(run: Run) -> None:
         return
     first_line = run.files.spec_copy.read_text().strip().splitlines()[:1]
     await run.tracker.ensure_milestone(run.info.spec_slug, first_line[0] if first_line else "")
-    created = await run.tracker.create_issues(checkpoint.context.issues)
+    approved = approved_drafts(checkpoint)
+    created = await run.tracker.create_issues(approved)
     faultpoints.reached("spec_to_issues.created")
     recommended = [created[p - 1].iid for p in checkpoint.context.recommended_enrichment]
     run.log(f"created {len(created)} issue(s): " + ", ".join(f"#{i.iid}" for i in created))
-    drafts = {
-        issue.iid: draft for issue, draft in zip(created, checkpoint.context.issues, strict=True)
-    }
+    for issue in created:
+        if issue.depends_on:
+            run.log(f"issue #{issue.iid} {dependencies.depends_text(issue.depends_on)}")
+    drafts = {issue.iid: draft for issue, draft in zip(created, approved, strict=True)}
     with run.moving(Phase.ISSUE_ENRICHMENT) as draft:
         draft.recommended_enrichment = recommended
         draft.feedback = None
         draft.spec_drafts = drafts
+
+
+def approved_drafts(checkpoint: SpecToIssuesCheckpoint) -> list[IssueDraft]:
+    """The proposed issues with the dependencies a person approved (the proposal's, with
+    the signed decision's edits): what the tracker creates."""
+    graph = checkpoint.dependencies()
+    return [
+        issue.model_copy(update={"depends_on": graph.get(position, [])})
+        for position, issue in enumerate(checkpoint.context.issues, start=1)
+    ]
+
+
+def _dependency_line(issues: list[IssueDraft]) -> str:
+    """How many proposed issues wait for others (the harness checked they form no cycle)."""
+    waiting = sum(1 for issue in issues if issue.depends_on)
+    if not waiting:
+        return "no issue depends on another: any order will do"
+    return f"{waiting} issue(s) depend on others; checked: no cycle, no unknown issue"
 
 
 async def issue_enrichment(run: Run) -> None:
