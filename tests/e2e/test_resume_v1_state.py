@@ -1,0 +1,86 @@
+"""An agent killed mid-issue by a harness from before ``IssueWork`` resumes under this one.
+
+The demo agent (auto-accept) is killed at a fault point inside an issue; its state file
+is then put back in the version 1 shape (flat per-issue fields, ``schema_version`` 1),
+as the older harness wrote it. Started again, the agent must upgrade it, continue that
+issue where it was and reach DONE with exactly one ``feat`` commit and one closure note
+per issue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from agent.core.faultpoints import VARIABLE
+from common.atomic import read_model, write_bytes_atomic
+from common.schemas.agent_state import AgentState, Phase
+from common.schemas.milestone import FileMilestone
+from common.workspace import git
+from tests.e2e.agents import demo_workspace, finish, log_text, start_agent
+
+pytestmark = pytest.mark.slow
+
+_NESTED_TO_FLAT = {
+    "iid": "current_issue",
+    "sessions": "issue_sessions",
+    "commits": "issue_commits",
+    "baseline": "issue_baseline",
+    "verdict": "verdict",
+    "gate_refusals": "gate_refusals",
+    "kept_out": "kept_out",
+    "held": "held",
+    "pre_session_dirty": "pre_session_dirty",
+    "pre_session_started_ns": "pre_session_started_ns",
+    "done_summary": "done_summary",
+    "regression": "regression",
+    "feedback": "feedback",
+    "feedback_source": "feedback_source",
+}
+"""How version 1 named each field of the issue in progress (``tests`` had no field of
+its own: it was the run's ``last_test_run``)."""
+
+
+def as_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version 2 state as the version 1 harness wrote it: the issue's fields flat."""
+    old = {key: value for key, value in data.items() if key != "issue"}
+    old["schema_version"] = 1
+    issue = data["issue"]
+    assert issue is not None, "the fault point is inside an issue"
+    for nested, flat in _NESTED_TO_FLAT.items():
+        old[flat] = issue[nested]
+    return old
+
+
+@pytest.mark.parametrize("point", ["coding.committed", "issue_closure.noted"])
+def test_a_v1_state_left_mid_issue_resumes_to_done_exactly_once(
+    point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, files = demo_workspace(auto_accept=True)
+    monkeypatch.setenv(VARIABLE, point)
+    killed = finish(start_agent(files), timeout=180)
+    assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
+    written = json.loads(files.state.read_text())
+    in_progress = written["issue"]["iid"]
+    write_bytes_atomic(files.state, json.dumps(as_version_1(written), indent=2).encode())
+
+    monkeypatch.delenv(VARIABLE)
+    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
+
+    state = read_model(files.state, AgentState)
+    assert state.phase is Phase.DONE and state.schema_version == 2
+    assert f"issue #{in_progress} closed" in [move.reason for move in state.history]
+    subjects = git.git(spec.project_dir, "log", "--format=%s", "main..feature/textkit-helpers")
+    assert sorted(subjects.splitlines()) == [
+        "feat(#1): Add slugify",
+        "feat(#2): Add word_count (case-insensitive word frequencies)",
+        "feat(#3): Add truncate",
+    ]
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [issue.state for issue in milestone.issues] == ["closed"] * 3
+    for issue in milestone.issues:
+        kinds = Counter(note.kind for note in issue.notes)
+        assert kinds["closure"] == 1, (issue.iid, kinds)
