@@ -4,20 +4,16 @@ syntax-coloured, scrollable, escaped, and say where a stored diff was cut."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from rich.syntax import Syntax
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from common.schemas.checkpoint import Checkpoint, DiffExcerpt, IssueClosureCheckpoint
 from tests.tui import samples
-from tests.tui.test_snapshots import CSS
-from tui.modals.checkpoint_dialog import CheckpointDialog
-from tui.modals.review import review_for
-from tui.services.pending import Waiting
+from tests.tui.modal_app import ModalApp
 from tui.widgets.diff_view import DiffView
 
 SnapCompare = Callable[..., bool]
@@ -46,35 +42,13 @@ def two_file_closure(**context: object) -> IssueClosureCheckpoint:
     return base.model_copy(update={"context": base.context.model_copy(update=update)})
 
 
-class ClosureApp(App[None]):
-    """One issue_closure dialog (or its review screen) over an empty screen."""
-
-    CSS_PATH = CSS
-
-    def __init__(self, checkpoint: Checkpoint, *, review: bool) -> None:
-        super().__init__()
-        self.item = Waiting("agent_1", Path("/srv/ws"), checkpoint)
-        self.review = review
-
-    def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        subtitle = "agent_1 · textkit-helpers.md"
-        if self.review:
-            self.push_screen(review_for(self.item, subtitle))
-        else:
-            self.push_screen(CheckpointDialog(self.item, subtitle=subtitle))
-
-
 def shown_text(app: App[None]) -> str:
     """Every Static's text on the top screen (what a person can read, as plain text)."""
     return "\n".join(str(static.render()) for static in app.screen.query(Static).results(Static))
 
 
 async def test_the_dialog_jumps_file_by_file_through_the_diff() -> None:
-    app = ClosureApp(two_file_closure(), review=False)
+    app = ModalApp(two_file_closure(), review=False)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
         view = app.screen.query_one(DiffView)
@@ -98,7 +72,7 @@ async def test_the_dialog_jumps_file_by_file_through_the_diff() -> None:
 async def test_a_cut_diff_says_so_and_how_to_see_the_whole() -> None:
     checkpoint = two_file_closure(diff_cut_at=20_000, diff_range="aaaa111~1..bbbb222")
     for review in (False, True):
-        app = ClosureApp(checkpoint, review=review)
+        app = ModalApp(checkpoint, review=review)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             text = shown_text(app)
@@ -108,7 +82,7 @@ async def test_a_cut_diff_says_so_and_how_to_see_the_whole() -> None:
 
 async def test_hostile_code_in_the_diff_is_shown_escaped_never_as_markup() -> None:
     hostile = f"diff --git a/x{HOSTILE}.py b/x{HOSTILE}.py\n+++ b/x{HOSTILE}.py\n+{HOSTILE}\n"
-    app = ClosureApp(two_file_closure(diff=hostile), review=True)
+    app = ModalApp(two_file_closure(diff=hostile), review=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         view = app.screen.query_one(DiffView)
@@ -128,7 +102,7 @@ def test_snapshot_closure_dialog_with_a_diff_80x24(snap_compare: SnapCompare) ->
         await pilot.press("right_square_bracket")
         await pilot.pause()
 
-    app = ClosureApp(two_file_closure(), review=False)
+    app = ModalApp(two_file_closure(), review=False)
     assert snap_compare(app, terminal_size=SMALL, run_before=to_the_diff)
 
 
@@ -138,7 +112,7 @@ def test_snapshot_closure_review_with_a_diff_80x24(snap_compare: SnapCompare) ->
         await pilot.press("ctrl+down", "ctrl+down")
         await pilot.pause()
 
-    app = ClosureApp(
+    app = ModalApp(
         two_file_closure(diff_cut_at=20_000, diff_range="1304a2b~1..1304a2b"), review=True
     )
     assert snap_compare(app, terminal_size=SMALL, run_before=to_the_second_file)
@@ -153,7 +127,7 @@ async def test_regression_and_mr_review_show_their_diff_in_dialog_and_review(
     context = bare.context.model_copy(update={"diff": excerpt})
     checkpoint = bare.model_copy(update={"context": context})
     for review in (False, True):
-        app = ClosureApp(checkpoint, review=review)
+        app = ModalApp(checkpoint, review=review)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             view = app.screen.query_one(DiffView)
@@ -164,7 +138,7 @@ async def test_regression_and_mr_review_show_their_diff_in_dialog_and_review(
             await pilot.press("ctrl+down" if review else "right_square_bracket")
             await pilot.pause()
             assert view.current_file == 0
-    app = ClosureApp(bare, review=True)  # a checkpoint without a diff: no view, no keys
+    app = ModalApp(bare, review=True)  # a checkpoint without a diff: no view, no keys
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert not app.screen.query(DiffView)
@@ -174,7 +148,7 @@ async def test_regression_and_mr_review_show_their_diff_in_dialog_and_review(
 async def test_a_large_file_is_paged_and_every_line_is_there() -> None:
     lines = [f"+line_{n} = {n}" for n in range(450)]
     big = "diff --git a/big.py b/big.py\n+++ b/big.py\n" + "\n".join(lines) + "\n"
-    app = ClosureApp(two_file_closure(diff=big), review=False)
+    app = ModalApp(two_file_closure(diff=big), review=False)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.pause()
         view = app.screen.query_one(DiffView)

@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from textual.app import App, ComposeResult
 from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Input, SelectionList, Static
+from textual.widgets import Input, SelectionList, Static
 from textual.widgets._toast import Toast
 
 from common.schemas.checkpoint import (
@@ -31,41 +30,18 @@ from common.workspace import rejecting
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import dialog_for, make_app, wait_until, write_checkpoint
+from tests.tui.modal_app import ModalApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.reason_prompt import ReasonPrompt
-from tui.modals.review import review_for
 from tui.modals.review.base import ReviewScreen
 from tui.services.pending import Waiting
 
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 SMALL = (80, 24)
-CSS = Path(__file__).resolve().parents[2] / "tui" / "app.tcss"
 REJECTABLE = [kind for kind in CheckpointType if kind is not CheckpointType.REGRESSION_APPROVAL]
 #: Where a stage passes the reject's reason to the model's next session (``feedback=``).
 MODEL_TOLD = {CheckpointType.SPEC_TO_ISSUES, CheckpointType.ISSUE_CLOSURE, CheckpointType.MR_REVIEW}
-
-
-class OneModal(App[None]):
-    """A bare app with the cockpit's CSS showing one dialog (or review) of ``kind``."""
-
-    CSS_PATH = CSS
-
-    def __init__(self, kind: CheckpointType, *, review: bool = False) -> None:
-        super().__init__()
-        self.item = Waiting("agent_1", Path("/srv/ws"), samples.BUILDERS[kind]())
-        self.review = review
-
-    def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        subtitle = "agent_1 · textkit-helpers.md"
-        if self.review:
-            self.push_screen(review_for(self.item, subtitle))
-        else:
-            self.push_screen(CheckpointDialog(self.item, subtitle=subtitle, others=1))
 
 
 def cells_showing(screen: Screen[Any], widget: Widget) -> int:
@@ -101,7 +77,7 @@ async def shown(pilot: Pilot[None], kind: type[ScreenT]) -> ScreenT:
 async def test_every_dialogs_action_line_is_whole_and_visible_at_80x24(
     kind: CheckpointType,
 ) -> None:
-    app = OneModal(kind)
+    app = ModalApp(samples.BUILDERS[kind](), others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, CheckpointDialog)
         keys = screen.query_one("#shortcuts", Static)
@@ -116,7 +92,7 @@ async def test_every_dialogs_action_line_is_whole_and_visible_at_80x24(
 async def test_a_refused_answer_pushes_the_body_up_never_the_keys_off(
     workspace: Path,
 ) -> None:
-    app = OneModal(CheckpointType.REGRESSION_APPROVAL)
+    app = ModalApp(samples.BUILDERS[CheckpointType.REGRESSION_APPROVAL](), others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, CheckpointDialog)
         await pilot.press("n")  # refused: regression_approval needs an action
@@ -151,7 +127,7 @@ async def test_toasts_never_cover_the_action_line_at_80x24(workspace: Path, revi
 
 @pytest.mark.parametrize("kind", REJECTABLE)
 async def test_the_reject_box_says_what_the_reason_is_for_here(kind: CheckpointType) -> None:
-    app = OneModal(kind)
+    app = ModalApp(samples.BUILDERS[kind](), others=1)
     async with app.run_test(size=SMALL) as pilot:
         await shown(pilot, CheckpointDialog)
         await pilot.press("n")
@@ -179,7 +155,7 @@ def enrich_lines(screen: Screen[Any]) -> list[str]:
 
 
 async def test_ticked_and_unticked_issues_differ_by_more_than_colour() -> None:
-    app = OneModal(CheckpointType.ISSUE_ENRICHMENT, review=True)
+    app = ModalApp(samples.BUILDERS[CheckpointType.ISSUE_ENRICHMENT](), review=True, others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReviewScreen)
         before = enrich_lines(screen)
@@ -191,7 +167,7 @@ async def test_ticked_and_unticked_issues_differ_by_more_than_colour() -> None:
         await pilot.press("down", "space")  # and untick #2
         await wait_until(pilot, lambda: "[ ] #2" in enrich_lines(screen)[1], "the untick")
         assert screen.query_one("#enrich", SelectionList).selected == [1]
-    dialog_app = OneModal(CheckpointType.ISSUE_ENRICHMENT)
+    dialog_app = ModalApp(samples.BUILDERS[CheckpointType.ISSUE_ENRICHMENT](), others=1)
     async with dialog_app.run_test(size=SMALL) as pilot:
         details = str((await shown(pilot, CheckpointDialog)).query_one("#details").render())
         assert "[ ] #1 Add slugify" in details and "[x] #2 Add word_count" in details
@@ -213,7 +189,7 @@ async def test_a_second_closure_says_what_changed_since_the_rejection() -> None:
             "context": base.context.model_copy(update={"since_rejection": changes}),
         }
     )
-    app = OneModal(CheckpointType.ISSUE_CLOSURE)
+    app = ModalApp(samples.BUILDERS[CheckpointType.ISSUE_CLOSURE](), others=1)
     app.item = Waiting("agent_1", Path("/srv/ws"), again)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await shown(pilot, CheckpointDialog)
@@ -232,7 +208,7 @@ async def test_a_second_closure_says_what_changed_since_the_rejection() -> None:
 async def test_the_review_says_what_a_rejects_reason_is_for_and_it_fits(
     kind: CheckpointType,
 ) -> None:
-    app = OneModal(kind, review=True)
+    app = ModalApp(samples.BUILDERS[kind](), review=True, others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReviewScreen)
         fields = screen.query("#reason").results(Input)
@@ -245,7 +221,7 @@ async def test_the_review_says_what_a_rejects_reason_is_for_and_it_fits(
 async def test_every_review_screens_buttons_are_whole_and_visible_at_80x24(
     kind: CheckpointType,
 ) -> None:
-    app = OneModal(kind, review=True)
+    app = ModalApp(samples.BUILDERS[kind](), review=True, others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReviewScreen)
         buttons = screen.query_one("#review-buttons")

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Footer, Header, Input, Tree
+from textual.widgets import Input, Tree
 
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
@@ -45,23 +45,21 @@ from tests.tui.helpers import (
     wait_until,
     write_checkpoint,
 )
+from tests.tui.modal_app import ModalApp
 from tui import labels
 from tui.app import HarnessApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.help import HelpScreen
 from tui.modals.reason_prompt import ReasonPrompt
-from tui.modals.review import review_for
 from tui.screens.wizard.base import WizardStep
 from tui.screens.wizard.branch import BranchStep
 from tui.screens.wizard.options import AdvancedStep, OptionsStep
 from tui.screens.wizard.repo import RepoStep
 from tui.screens.wizard.spec import SpecStep
-from tui.services.pending import Waiting
 from tui.widgets.agent_list import AgentList
 
 SnapCompare = Callable[..., bool]
 SIZE = (120, 36)
-CSS = Path(__file__).resolve().parents[2] / "tui" / "app.tcss"
 
 
 #: The clock every elapsed time on screen is measured on (``tui.labels.now``).
@@ -225,50 +223,35 @@ def test_running_view(snap_compare: SnapCompare, home_projects: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=settled)
 
 
-class ModalApp(App[None]):
-    """A bare app that shows one modal (dialog or review) over an empty screen."""
-
-    CSS_PATH = CSS
-    TITLE = "coding-harness"
-
-    def __init__(self, kind: CheckpointType, *, review: bool) -> None:
-        super().__init__()
-        self.item = Waiting("agent_1", Path("/srv/ws"), samples.BUILDERS[kind]())
-        self.review = review
-
-    def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        subtitle = "agent_1 · textkit-helpers.md"
-        if self.review:
-            self.push_screen(review_for(self.item, subtitle))
-        else:
-            self.push_screen(CheckpointDialog(self.item, subtitle=subtitle, others=1))
-
-
 @pytest.mark.parametrize("kind", list(CheckpointType))
 def test_checkpoint_dialog(snap_compare: SnapCompare, kind: CheckpointType) -> None:
-    assert snap_compare(ModalApp(kind, review=False), terminal_size=SIZE)
+    assert snap_compare(
+        ModalApp(samples.BUILDERS[kind](), review=False, others=1), terminal_size=SIZE
+    )
 
 
 @pytest.mark.parametrize("kind", list(CheckpointType))
 def test_checkpoint_dialog_at_80x24(snap_compare: SnapCompare, kind: CheckpointType) -> None:
     """The smallest terminal the TUI supports: each dialog's action line whole at its foot."""
-    assert snap_compare(ModalApp(kind, review=False), terminal_size=(80, 24))
+    assert snap_compare(
+        ModalApp(samples.BUILDERS[kind](), review=False, others=1), terminal_size=(80, 24)
+    )
 
 
 @pytest.mark.parametrize("kind", list(CheckpointType))
 def test_review_screen(snap_compare: SnapCompare, kind: CheckpointType) -> None:
-    assert snap_compare(ModalApp(kind, review=True), terminal_size=SIZE)
+    assert snap_compare(
+        ModalApp(samples.BUILDERS[kind](), review=True, others=1), terminal_size=SIZE
+    )
 
 
 @pytest.mark.parametrize("review", [False, True], ids=["dialog", "review"])
 def test_enrichment_scope_at_80x24(snap_compare: SnapCompare, review: bool) -> None:
     """What an enrichment dropped and its diff, on the smallest terminal the TUI supports."""
     kind = CheckpointType.ENRICHMENT_SCOPE
-    assert snap_compare(ModalApp(kind, review=review), terminal_size=(80, 24))
+    assert snap_compare(
+        ModalApp(samples.BUILDERS[kind](), review=review, others=1), terminal_size=(80, 24)
+    )
 
 
 # --- the cockpit: many agents at a glance, at 80×24 and 160×48 ----------------------------
