@@ -1,10 +1,11 @@
 """Dependencies between issues through the real CLI and daemon (issue 17, item 1).
 
-The playbook proposes three issues in the spec's order, where #2 (eighth) needs #3
+The first playbook proposes three issues in the spec's order, where #2 (eighth) needs #3
 (quarter) and #3 needs #1 (half): each module imports the one before, so an issue
 started before its dependency would fail its own tests. Issue selection takes only issues
 whose dependencies are closed, so the work goes #1, #3, #2, and the milestone file keeps
-the dependencies as iids.
+the dependencies as iids. In the second, #1 is never right and is set aside: #2, which
+needs it, is set aside with the reason instead of waiting for ever, and #3 is done.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import IssueSelectionCheckpoint, SpecToIssuesCheckpoint
+from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL
 from common.workspace import checkpoints, git
@@ -38,23 +40,27 @@ def daemon_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     harness("daemon", "stop")
 
 
-def test_issues_are_worked_in_an_order_their_dependencies_allow(daemon_home: Path) -> None:
+def run_to_the_end(home: Path, name: str) -> tuple[Path, WorkspaceFiles]:
+    """Run the spec and playbook ``name`` with auto-accept; the project and its workspace."""
     project = calc_project(Path(tempfile.mkdtemp(prefix="e2d-", dir="/tmp")))
-    specs = daemon_home / "specs.json"
+    specs = home / "specs.json"
     spec = {
-        "spec_file": str(DATA / "ordered-spec.md"),
+        "spec_file": str(DATA / f"{name}-spec.md"),
         "project_dir": str(project),
         "target_branch": "main",
         "file_only_mode": True,
         "model": LOCAL_MODEL,
-        "playbook": str(DATA / "ordered-playbook.json"),
+        "playbook": str(DATA / f"{name}-playbook.json"),
     }
     specs.write_text(json.dumps([spec]))
-
     ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
-
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    workspace = WorkspaceFiles(next((project / ".claude-agent").iterdir()))
+    return project, WorkspaceFiles(next((project / ".claude-agent").iterdir()))
+
+
+def test_issues_are_worked_in_an_order_their_dependencies_allow(daemon_home: Path) -> None:
+    project, workspace = run_to_the_end(daemon_home, "ordered")
+
     state = read_model(workspace.state, AgentState)
     assert state.phase is Phase.DONE, state.failure
     milestone = read_model(workspace.milestone, FileMilestone)
@@ -82,3 +88,32 @@ def test_issues_are_worked_in_an_order_their_dependencies_allow(daemon_home: Pat
     assert [line.split(":")[0] for line in feats] == ["feat(#1)", "feat(#3)", "feat(#2)"], subjects
     logged = "".join(log.read_text() for log in workspace.logs.glob("*.log"))
     assert "issue #2 depends on #3" in logged and "issue #3 depends on #1" in logged
+
+
+def test_an_issue_whose_dependency_is_set_aside_is_set_aside_not_waited_for(
+    daemon_home: Path,
+) -> None:
+    _, workspace = run_to_the_end(daemon_home, "stuck")
+
+    state = read_model(workspace.state, AgentState)
+    assert state.phase is Phase.DONE, state.failure
+    assert state.set_aside == [1, 2]
+    milestone = read_model(workspace.milestone, FileMilestone)
+    assert [
+        (i.iid, i.depends_on, i.state, SET_ASIDE_LABEL in i.labels) for i in milestone.issues
+    ] == [
+        (1, [], "opened", True),
+        (2, [1], "opened", True),
+        (3, [], "closed", False),
+    ]
+    (note,) = (n.body for n in milestone.issues[1].notes if n.kind == "comment")
+    assert note == "## Set aside for a person\nissue #2 depends on #1, which is set aside."
+    selections = [
+        c for c in checkpoints.history(workspace) if isinstance(c, IssueSelectionCheckpoint)
+    ]
+    chosen = [c.decision.issue_iid for c in selections if c.decision is not None]
+    assert chosen == [1, 3], "#2 is never started"
+    assert [(b.iid, b.waiting_for) for b in selections[0].context.blocked] == [(2, [1])]
+    record = milestone.merge_request
+    assert record is not None
+    assert "- Set aside for a person (`needs-human`): #1, #2" in record.description
