@@ -28,8 +28,14 @@ SCOPE_SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 _EMPHASIS = re.compile(r"[`*_~]")
-_HIDDEN = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
-"""An HTML comment: Markdown shows nothing of it, so a sentence kept there is not kept."""
+_HIDDEN = re.compile(
+    r"<!--.*?(?:-->|$)"  # an HTML comment, closed or not
+    r"|~~.+?~~"  # GitLab's strikethrough
+    r"|<(del|s|strike)\b[^>]*>.*?(?:</\1\s*>|$)",  # HTML's struck-out elements
+    re.DOTALL | re.IGNORECASE,
+)
+"""Text Markdown hides (a comment) or shows struck out: a sentence kept there is not kept,
+whatever its words."""
 _WORD = re.compile(r"[^\W_]+")
 _TRAILING = ".;:,"
 

@@ -106,6 +106,34 @@ def test_a_bullet_kept_only_inside_an_html_comment_is_dropped() -> None:
     assert f"Requirement Details: {bullet}" in scope_changes(PARSE, PARSE.title, unclosed)
 
 
+@pytest.mark.parametrize(
+    "struck",
+    [
+        "~~{bullet}~~",
+        "~~first words\n{bullet}~~",
+        "<del>{bullet}</del>",
+        "<S class='x'>{bullet}</s>",
+        "<strike>{bullet}</strike >",
+    ],
+)
+def test_a_bullet_kept_only_struck_out_is_dropped(struck: str) -> None:
+    """A struck-out requirement reads as dropped, though every word of it is there."""
+    bullet = "Text that is not an interval raises ValueError naming the text."
+    text = PARSE.description().replace(f"- {bullet}", "- " + struck.format(bullet=bullet))
+
+    assert scope_changes(PARSE, PARSE.title, text) == [f"Requirement Details: {bullet}"]
+
+
+def test_an_unclosed_strikethrough_drops_all_that_follows() -> None:
+    bullet = "Text that is not an interval raises ValueError naming the text."
+    text = PARSE.description().replace(f"- {bullet}", f"- <strike>{bullet}")
+
+    dropped = scope_changes(PARSE, PARSE.title, text)
+
+    assert dropped[0] == f"Requirement Details: {bullet}"
+    assert "Test Criteria: python -m pytest -q passes." in dropped
+
+
 def test_one_dropped_bullet_is_named_with_its_section() -> None:
     text = (
         PARSE.description()
