@@ -9,8 +9,17 @@ from :mod:`agent.core.pricing`. A session's figures are then at least this sum
 request with no window open (between sessions, while a checkpoint waits) is
 refused, logged and counted.
 
-The agent runs one session at a time; the meter lives in its event loop (the
-proxy's connections and the sessions share it), so it needs no lock.
+Several windows may be open at once (parallel issues, each session in its own
+sandbox). A request is charged to the window of the *entrance* it came in by, which
+the model cannot choose: the shared entrance (the proxy's TCP port, reached through
+the one bridge of a single sandbox) leads to the one window opened without an
+entrance of its own, exactly as when one session runs at a time; a window opened
+with ``own_entrance`` is reached only through the Unix socket the proxy serves for it
+(:meth:`agent.core.model_proxy.ModelProxy.entrance`), bound into that session's
+sandbox alone. A request on an entrance whose window has closed is refused.
+
+The meter lives in the agent's event loop (the proxy's connections and the sessions
+share it), so it needs no lock.
 """
 
 from __future__ import annotations
@@ -29,6 +38,9 @@ Note = Callable[[str], None]
 SETTLE_TIMEOUT_S = 60.0
 """How long a session's end waits for answers still streaming to requests it made (the
 CLI is gone, but a request of the model's commands may still be answered)."""
+MAX_UNCLAIMED = 64
+"""Closed windows kept for :meth:`EndpointMeter.take_last` (a successful session's is never
+claimed): enough for every session running at once, and bounded over a long run."""
 
 
 @dataclass
@@ -50,6 +62,8 @@ class EndpointSpend:
     """What the run's cost budget had left for this window (``None``: no limit)."""
     budget_spent: bool = False
     """A request was refused because ``limit_usd`` was reached."""
+    own_entrance: bool = False
+    """Reached only through an entrance of its own, never through the shared one."""
     in_flight: int = 0
     """Requests admitted and not charged yet."""
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
@@ -76,7 +90,7 @@ class EndpointSpend:
 
 
 class EndpointMeter:
-    """Opens the endpoint for one window at a time and charges answers to it.
+    """Opens the endpoint for its windows and charges each answer to one of them.
 
     ``priced`` is false for the embedded model (its answers cost nothing). ``log``
     gets every refusal and unreadable answer; ``on_refusal`` counts refusals (the
@@ -90,50 +104,89 @@ class EndpointMeter:
         self._log = log
         self._on_refusal = on_refusal
         self.open: EndpointSpend | None = None
-        self.last: EndpointSpend | None = None
-        """The window closed last (for the figures of a session that failed)."""
+        """The window the shared entrance leads to (at most one)."""
+        self._windows: dict[str, EndpointSpend] = {}
+        """Every open window, by label (the shared one too)."""
+        self._closed: dict[str, EndpointSpend] = {}
+        """Windows closed and not handed out yet, by label, oldest first (for the figures
+        of a session that failed)."""
         self.refused = 0
 
+    @property
+    def windows(self) -> tuple[EndpointSpend, ...]:
+        """The open windows, in the order they opened."""
+        return tuple(self._windows.values())
+
     @contextlib.contextmanager
-    def window(self, label: str, limit_usd: float | None = None) -> Iterator[EndpointSpend]:
+    def window(
+        self, label: str, limit_usd: float | None = None, *, own_entrance: bool = False
+    ) -> Iterator[EndpointSpend]:
         """Open the endpoint for ``label`` until the block ends; yields its live figures.
+
+        Without ``own_entrance`` the window is the shared entrance's, and only one such
+        window is open at a time (as when one session runs at a time); with it, the
+        caller serves it an entrance of its own. Two open windows never share a label:
+        the label is what a failed session's figures are found by.
 
         Once the window's cost reaches ``limit_usd``, further requests are refused: the
         model's own requests cannot spend past the budget within a session either.
         """
-        if self.open is not None:
+        if label in self._windows:
+            raise RuntimeError(f"endpoint window {label!r} is open already")
+        if not own_entrance and self.open is not None:
             raise RuntimeError(f"endpoint window {label!r} inside {self.open.label!r}")
-        spend = EndpointSpend(label, limit_usd=limit_usd)
-        self.open = spend
+        spend = EndpointSpend(label, limit_usd=limit_usd, own_entrance=own_entrance)
+        self._closed.pop(label, None)  # an older window of that label is nobody's now
+        self._windows[label] = spend
+        if not own_entrance:
+            self.open = spend
         try:
             yield spend
         finally:
-            self.open = None
-            self.last = spend
+            del self._windows[label]
+            if self.open is spend:
+                self.open = None
+            self._closed[label] = spend
+            while len(self._closed) > MAX_UNCLAIMED:
+                del self._closed[next(iter(self._closed))]
+
+    def is_open(self, spend: EndpointSpend) -> bool:
+        """Whether ``spend``'s window is still open (not merely one of the same label)."""
+        return self._windows.get(spend.label) is spend
 
     def take_last(self, label: str) -> EndpointSpend | None:
-        """The window closed last if it was ``label``'s, handed out once (so charged once)."""
-        last, self.last = self.last, None
-        return last if last is not None and last.label == label else None
+        """``label``'s window closed last, handed out once (so charged once); ``None`` when
+        it is still open, was handed out already, or a newer window of that label opened."""
+        return self._closed.pop(label, None)
 
-    def admit(self, method: str, target: str) -> tuple[EndpointSpend | None, Refusal | None]:
-        """The window a request is charged to, or why it is refused (logged and counted)."""
+    def admit(
+        self, method: str, target: str, via: EndpointSpend | None = None
+    ) -> tuple[EndpointSpend | None, Refusal | None]:
+        """The window a request is charged to, or why it is refused (logged and counted).
+
+        ``via`` is the window whose own entrance the request came in by; ``None``: the
+        shared entrance, which leads to :attr:`open`.
+        """
         refused = endpoint_rules.refusal(method, target)
-        if refused is None and self.open is None:
-            refused = endpoint_rules.closed(method, target)
+        window = self.open if via is None else via if self.is_open(via) else None
+        if refused is None and window is None:
+            if via is None:
+                refused = endpoint_rules.closed(method, target)
+            else:
+                refused = endpoint_rules.ended(via.label, method, target)
         if refused is not None:
             self.refuse(refused)
             return None, refused
-        assert self.open is not None
-        limit = self.open.limit_usd
-        if limit is not None and self.open.cost_usd >= limit:
-            self.open.budget_spent = True
-            refused = endpoint_rules.budget_spent(self.open.cost_usd, limit)
-            self._note(f"[endpoint] {self.open.label}: {refused.message}")
+        assert window is not None
+        limit = window.limit_usd
+        if limit is not None and window.cost_usd >= limit:
+            window.budget_spent = True
+            refused = endpoint_rules.budget_spent(window.cost_usd, limit)
+            self._note(f"[endpoint] {window.label}: {refused.message}")
             return None, refused
-        self.open.in_flight += 1
-        self.open.idle.clear()
-        return self.open, None
+        window.in_flight += 1
+        window.idle.clear()
+        return window, None
 
     def release(self, spend: EndpointSpend) -> None:
         """A request admitted to ``spend`` is over (charged, or failed before an answer)."""

@@ -76,6 +76,17 @@ def closed(method: str, target: str) -> Refusal:
     )
 
 
+def ended(label: str, method: str, target: str) -> Refusal:
+    """The answer on a session's own entrance once its window closed: its late requests
+    are nobody's to pay, and no other session's window is reachable from there."""
+    return Refusal(
+        403,
+        "permission_error",
+        f"{shown(label)} has ended: the model endpoint is closed to it "
+        f"({shown(method)} {shown(target)} refused)",
+    )
+
+
 def budget_spent(spent_usd: float, limit_usd: float) -> Refusal:
     """The answer once a session spent what the run's cost budget had left for it.
 

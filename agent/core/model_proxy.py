@@ -15,6 +15,12 @@ while one of the agent's sessions runs, charging every answer's tokens and cost
 to that session (:mod:`agent.core.endpoint_meter`). It asks the endpoint for
 uncompressed answers so that every answer's ``usage`` can be read.
 
+With several sessions at once, each session's window gets an entrance of its own
+(:meth:`ModelProxy.entrance`): a Unix socket the proxy serves in a private folder,
+bound into that session's sandbox alone. What arrives on it is charged to that
+window and no other, whatever the request says: the kernel tells which listening
+socket a connection came in by, and the model reaches only the one in its sandbox.
+
 When the endpoint cannot be reached, the proxy answers 502 with an Anthropic
 error body saying why, and the header :data:`PROXY_ERROR_HEADER` naming the kind
 (``refused``, ``dns``, ``unreachable``, ``timeout``, ``other``), which the
@@ -31,8 +37,9 @@ import logging
 import socket
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Literal
 from urllib.parse import urlsplit
@@ -217,12 +224,48 @@ class ModelProxy:
         if self._client is not None:
             await self._client.aclose()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    @contextlib.asynccontextmanager
+    async def entrance(self, window: EndpointSpend, path: Path) -> AsyncIterator[Path]:
+        """Serve ``window`` alone on a Unix socket at ``path`` (mode 0600) until the block ends.
+
+        ``window`` is one the meter opened with ``own_entrance``; ``path`` lies in a folder
+        only the agent can enter, whose socket the caller binds into one sandbox. Requests
+        on it are charged to ``window``; once the window is closed they are refused, and
+        when the block ends the socket is gone. Answers still streaming on it go on (the
+        session's end waits for them: :meth:`EndpointMeter.settle`).
+
+        Raises:
+            SessionError: the socket cannot be served there.
+        """
+        if self.meter is None or not window.own_entrance:
+            raise ValueError(f"{window.label!r} is not a metered window with its own entrance")
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await self._serve(reader, writer, via=window)
+
+        try:
+            server = await asyncio.start_unix_server(serve, path=str(path), limit=MAX_HEAD_BYTES)
+            _owner_only(path)
+        except OSError as e:
+            raise SessionError(f"cannot serve the model endpoint at {path}: {e}") from e
+        try:
+            yield path
+        finally:
+            server.close()
+            path.unlink(missing_ok=True)  # noqa: ASYNC240 - one unlink on the agent's own disk
+
+    async def _serve(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        via: EndpointSpend | None = None,
+    ) -> None:
+        """One client connection; ``via``: the window whose own entrance it came in by."""
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
         try:
-            while await self._one_request(reader, writer):
+            while await self._one_request(reader, writer, via):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as e:
             log.debug("proxy connection ended: %s", e)
@@ -238,7 +281,10 @@ class ModelProxy:
             writer.close()
 
     async def _one_request(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        via: EndpointSpend | None = None,
     ) -> bool:
         """Forward one request and its answer; whether the connection stays open."""
         try:
@@ -254,7 +300,7 @@ class ModelProxy:
         except _TooLarge:
             await self._refuse(writer, endpoint_rules.too_large(MAX_BODY_BYTES), keep_alive=False)
             return False
-        window, refused = self._admit(method, target)
+        window, refused = self._admit(method, target, via)
         if refused is not None:
             await self._refuse(writer, refused, keep_alive=keep_alive)
             return keep_alive
@@ -310,10 +356,12 @@ class ModelProxy:
         )
         return keep_alive and client_stayed
 
-    def _admit(self, method: str, target: str) -> tuple[EndpointSpend | None, Refusal | None]:
+    def _admit(
+        self, method: str, target: str, via: EndpointSpend | None
+    ) -> tuple[EndpointSpend | None, Refusal | None]:
         """The window to charge, or why the request is refused (logged; counted by the meter)."""
         if self.meter is not None:
-            return self.meter.admit(method, target)
+            return self.meter.admit(method, target, via)
         refused = endpoint_rules.refusal(method, target)
         if refused is not None and self._log is not None:
             self._log(f"[endpoint] model endpoint refused a request: {refused.message}")
@@ -347,6 +395,11 @@ class ModelProxy:
     def _client_or_fail(self) -> httpx2.AsyncClient:
         assert self._client is not None, "not started"
         return self._client
+
+
+def _owner_only(path: Path) -> None:
+    """Only the agent's user may connect to ``path`` (its folder is the agent's alone too)."""
+    path.chmod(0o600)
 
 
 def _parse_head(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:

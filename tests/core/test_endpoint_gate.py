@@ -152,7 +152,7 @@ async def test_a_message_in_a_session_is_charged_to_it_with_its_tokens_and_cost(
     assert spent.output_tokens == 2 * OUTPUT_TOKENS
     assert spent.cost_usd == pytest.approx(2 * CHARGED) and CHARGED > 0
     assert spent.unreadable == 0
-    assert gate.meter.last is spent
+    assert gate.meter.take_last("session coding-1") is spent
 
 
 async def test_no_session_running_means_the_endpoint_is_closed() -> None:
@@ -294,4 +294,4 @@ async def test_the_endpoint_probe_opens_the_endpoint_for_its_own_request() -> No
     assert "endpoint probe: the model endpoint forwarded 1 request(s)" in out.getvalue()
     assert len(lines) == 1 and "no session of this agent is running" in lines[0]
     assert [seen.path for seen in host.seen] == ["/v1/messages"]
-    assert ledger.open is None and ledger.last is None
+    assert ledger.open is None and ledger.take_last("endpoint probe") is None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.core import orchestrator
-from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
+from agent.core.endpoint_meter import MAX_UNCLAIMED, EndpointMeter, EndpointSpend
 from agent.core.endpoint_usage import Usage
 from agent.core.log import AgentLog
 from agent.core.policy.audit import read_counts, record_endpoint_refusal, status_line
@@ -224,3 +224,118 @@ def test_the_budget_left_for_a_session_is_the_cost_budget_less_the_spend(tmp_pat
     unlimited = spec.model_copy(update={"budgets": Budgets()})
     run.info = WorkspaceInfo(spec=unlimited, spec_slug="s", feature_branch="feature/s")
     assert run.budgeted_sessions() is run.sessions
+
+
+def test_each_entrance_is_charged_only_its_own_windows_requests() -> None:
+    counted: list[str] = []
+    ledger = meter([], counted)
+    big = Usage(input_tokens=1000, output_tokens=100, found=True)
+    with (
+        ledger.window("endpoint probe") as shared,
+        ledger.window("session coding #1", own_entrance=True) as first,
+        ledger.window("session coding #2", own_entrance=True) as second,
+    ):
+        assert ledger.windows == (shared, first, second) and ledger.open is shared
+        for via, usage, times in ((first, USAGE, 3), (second, big, 2), (None, USAGE, 1)):
+            for _ in range(times):
+                admitted, refused = ledger.admit("POST", "/v1/messages", via)
+                assert refused is None and admitted is (via or shared)
+                ledger.charge(admitted, usage, "claude-sonnet-4-5", 200, "/v1/messages")
+                ledger.release(admitted)
+    assert (first.requests, first.input_tokens, first.output_tokens) == (3, 450, 30)
+    assert (second.requests, second.input_tokens, second.output_tokens) == (2, 2000, 200)
+    assert (shared.requests, shared.input_tokens) == (1, 150)
+    assert second.cost_usd == pytest.approx(2 * (1000 * 3 + 100 * 15) / 1e6)
+    assert not ledger.windows and ledger.refused == 0 and counted == []
+
+
+def test_a_closed_windows_entrance_refuses_its_late_requests_and_the_other_goes_on() -> None:
+    lines: list[str] = []
+    counted: list[str] = []
+    ledger = meter(lines, counted)
+    with ledger.window("session coding #2", own_entrance=True) as second:
+        with ledger.window("session coding #1", own_entrance=True) as first:
+            pass
+        admitted, refused = ledger.admit("POST", "/v1/messages?beta=true", first)
+        assert admitted is None and refused is not None and refused.status == 403
+        assert "session coding #1 has ended" in refused.message
+        assert ledger.admit("POST", "/v1/messages", second) == (second, None)
+        ledger.release(second)
+        # The shared entrance leads to no window: own-entrance windows are not its.
+        assert ledger.admit("POST", "/v1/messages")[0] is None
+        # A new window of the same label is not the old entrance's either.
+        with ledger.window("session coding #1", own_entrance=True) as again:
+            assert ledger.admit("POST", "/v1/messages", first)[0] is None
+            assert ledger.admit("POST", "/v1/messages", again)[0] is again
+    assert first.requests == 0 and ledger.refused == 3 and len(counted) == 3
+    assert "no session of this agent is running" in counted[1]
+
+
+def test_the_budget_limit_holds_per_window() -> None:
+    lines: list[str] = []
+    ledger = meter(lines, [])
+    big = Usage(input_tokens=100_000, found=True)  # $0.30 on Sonnet
+    with (
+        ledger.window("session a", limit_usd=0.25, own_entrance=True) as tight,
+        ledger.window("session b", limit_usd=1.00, own_entrance=True) as loose,
+        ledger.window("session c", own_entrance=True) as unlimited,
+    ):
+        for window in (tight, loose, unlimited):
+            admitted, _refused = ledger.admit("POST", "/v1/messages", window)
+            assert admitted is window
+            ledger.charge(window, big, "claude-sonnet-4-5", 200, "/v1/messages")
+            ledger.release(window)
+        refusals = [ledger.admit("POST", "/v1/messages", w)[1] for w in (tight, loose, unlimited)]
+    assert refusals[0] is not None and refusals[0].status == 400
+    assert refusals[1:] == [None, None]
+    assert (tight.budget_spent, loose.budget_spent, unlimited.budget_spent) == (True, False, False)
+    assert lines == [f"[endpoint] session a: {refusals[0].message}"]
+
+
+def test_the_figures_of_each_closed_window_are_handed_out_once_by_label() -> None:
+    ledger = meter([], [])
+    with ledger.window("session a", own_entrance=True) as first:
+        with ledger.window("session b", own_entrance=True) as second:
+            assert ledger.take_last("session b") is None  # still open
+        with ledger.window("session c", own_entrance=True):
+            pass
+    assert ledger.take_last("session b") is second  # though a and c closed after it
+    assert ledger.take_last("session a") is first
+    assert ledger.take_last("session a") is None and ledger.take_last("session b") is None
+
+
+def test_open_windows_never_share_a_label_and_the_shared_entrance_has_one() -> None:
+    ledger = meter([], [])
+    with ledger.window("session a", own_entrance=True):
+        with pytest.raises(RuntimeError, match="open already"), ledger.window("session a"):
+            pass
+        with (
+            ledger.window("session b"),
+            pytest.raises(RuntimeError, match="inside"),
+            ledger.window("session c"),
+        ):
+            pass
+        assert [w.label for w in ledger.windows] == ["session a"]
+
+
+def test_closed_windows_nobody_claims_are_kept_only_up_to_a_bound() -> None:
+    ledger = meter([], [])
+    for number in range(MAX_UNCLAIMED + 5):
+        with ledger.window(f"session {number}", own_entrance=True):
+            pass
+    assert ledger.take_last("session 0") is None
+    assert ledger.take_last(f"session {MAX_UNCLAIMED + 4}") is not None
+
+
+async def test_settling_one_window_does_not_wait_for_the_others_requests() -> None:
+    lines: list[str] = []
+    ledger = meter(lines, [])
+    with (
+        ledger.window("session a", own_entrance=True) as first,
+        ledger.window("session b", own_entrance=True) as second,
+    ):
+        ledger.admit("POST", "/v1/messages", first)
+        ledger.admit("POST", "/v1/messages", second)
+        ledger.release(first)
+    await ledger.settle(first, 5)  # at once: only b's request is still in flight
+    assert (first.in_flight, second.in_flight) == (0, 1) and lines == []
