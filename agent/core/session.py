@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,10 @@ OUT_OF_TURNS = "error_max_turns"
 _PREVIEW = 300
 
 
+EntranceOpener = Callable[[EndpointSpend], AbstractAsyncContextManager[Path]]
+"""Serves a window its own entrance until the block ends; yields the CLI to start for it."""
+
+
 @dataclass(frozen=True)
 class SessionConfig:
     """How sessions reach a model: which one, and the environment the CLI gets."""
@@ -71,6 +76,11 @@ class SessionConfig:
     cost_limit_usd: float | None = None
     """What the run's cost budget has left for this session: past it the endpoint refuses
     and the session ends with its figures (``None``: no limit)."""
+    entrance: EntranceOpener | None = None
+    """Serves each session's window an entrance of its own and yields the CLI that reaches
+    the endpoint by it alone, so that sessions may run at once, each charged only its own
+    requests (:meth:`agent.sandbox.launcher.SessionSandbox.own_entrance`); ``None``: the
+    shared entrance, one session at a time. Used only with a ``meter``."""
 
 
 @dataclass
@@ -108,8 +118,8 @@ async def run_session(
     """
     project, model = config.project_dir, config.model
     with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
-        async with _endpoint_window(config.meter, label, config.cost_limit_usd) as spent:
-            figures = await _run_session(label, system_prompt, prompt, config, reports, log, spent)
+        async with endpoint_window(config, label) as (spent, own):
+            figures = await _run_session(label, system_prompt, prompt, own, reports, log, spent)
         if spent is not None:
             figures = with_endpoint(figures, spent)
             log(f"── session {label}: the model endpoint forwarded {spent.line()}")
@@ -118,18 +128,25 @@ async def run_session(
 
 
 @contextlib.asynccontextmanager
-async def _endpoint_window(
-    meter: EndpointMeter | None, label: str, limit_usd: float | None
-) -> AsyncIterator[EndpointSpend | None]:
-    """The endpoint open for this session (``None`` without a meter); once the session has
-    ended, closed to new requests and waited on for answers still streaming."""
+async def endpoint_window(
+    config: SessionConfig, label: str
+) -> AsyncIterator[tuple[EndpointSpend | None, SessionConfig]]:
+    """The endpoint open for this session (``None`` without a meter), and the session's
+    configuration (with its own CLI when it has an entrance of its own); once the session
+    has ended, closed to new requests and waited on for answers still streaming."""
+    meter = config.meter
     if meter is None:
-        yield None
+        yield None, config
         return
     spent: EndpointSpend | None = None
+    own = config.entrance is not None
     try:
-        with meter.window(f"session {label}", limit_usd) as spent:
-            yield spent
+        with meter.window(f"session {label}", config.cost_limit_usd, own_entrance=own) as spent:
+            if config.entrance is None:
+                yield spent, config
+            else:
+                async with config.entrance(spent) as cli_path:
+                    yield spent, replace(config, cli_path=cli_path)
     finally:  # closed first; a failed session's answers still streaming are its spend too
         if spent is not None:
             await meter.settle(spent)

@@ -42,6 +42,18 @@ RELAY = Path(__file__).with_name("relay.py")
 _BASE_URL = "ANTHROPIC_BASE_URL"
 
 
+@dataclass(frozen=True)
+class OwnEntrance:
+    """One session's own way to the model endpoint (see :meth:`SessionSandbox.own_entrance`)."""
+
+    socket: Path
+    """Where the proxy serves the session's window, in the agent's private folder."""
+    cli_path: Path
+    """The session's CLI wrapper: the sandbox with ``socket`` as its only forward."""
+    plan: SandboxPlan
+    """That sandbox's plan."""
+
+
 @dataclass
 class SessionSandbox:
     """What the sessions are given: the CLI to start and the variables to set."""
@@ -54,6 +66,8 @@ class SessionSandbox:
     bwrap: Path
     places: ProtectedPlaces
     log: Callable[[str], None]
+    _entrances: int = 0
+    """Own entrances handed out (each gets its own socket and wrapper name)."""
 
     def wrap(self, command: Sequence[str]) -> list[str]:
         """``command`` in the same layout without the model endpoint: for the test gates,
@@ -65,6 +79,34 @@ class SessionSandbox:
         every later gate, unseen (measured).
         """
         return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
+
+    def own_entrance(self) -> OwnEntrance:
+        """A fresh socket path for one session's own model entrance, and a CLI wrapper
+        like :attr:`cli_path` whose one way to the endpoint is that socket (at the same
+        port inside, so ``ANTHROPIC_BASE_URL`` stays as it is).
+
+        Why: with several sessions at once, what each one's commands send must be
+        charged to that session alone. The proxy serves the socket for one window
+        (:meth:`agent.core.model_proxy.ModelProxy.entrance`); bound into this one
+        sandbox, whose network namespace is its own, it is the only endpoint the
+        session reaches, and no other session reaches it.
+
+        Raises:
+            SandboxError: the sandbox shares the host's network, where every session
+                reaches every port (``"sandbox_network": true``).
+        """
+        if self.plan.network or not self.plan.forwards:
+            raise SandboxError(
+                "a session's own model entrance needs a sandbox without the host's network: "
+                'with "sandbox_network": true every session reaches every other\'s'
+            )
+        self._entrances += 1
+        private = self.cli_path.parent
+        socket = private / f"model-{self._entrances}.sock"
+        plan = replace(self.plan, forwards=(Forward(self.plan.forwards[0].port, socket),))
+        wrapper = private / f"claude-{self._entrances}"
+        write_wrapper(wrapper, bwrap_argv(plan, self.bwrap, [str(plan.cli)]))
+        return OwnEntrance(socket, wrapper, plan)
 
     def use_layout(self, layout: SandboxLayout) -> None:
         """Show ``layout``'s folders (checked again) from the next session and test gate on:
