@@ -33,6 +33,7 @@ from common.schemas.checkpoint import (
     MrReviewContext,
     ProjectVerificationCheckpoint,
     ProjectVerificationContext,
+    ProposalDecision,
     RegressionAction,
     RegressionApprovalCheckpoint,
     RegressionApprovalContext,
@@ -160,7 +161,7 @@ CHECKPOINTS: list[Checkpoint] = [
             issues=[DRAFT], recommended_enrichment=[1], attempt=2, feedback="smaller"
         ),
         status="decided",
-        decision=Decision(**_decision(False), reason="too big"),
+        decision=ProposalDecision(**_decision(False), reason="too big"),
     ),
     IssueEnrichmentCheckpoint(
         **_base("ie-1"),
@@ -386,7 +387,7 @@ BAD_DATA: list[tuple[type[BaseModel], dict[str, Any], str]] = [
     (TestRun, {**_dump(RUN), "exit_code": "bad"}, "exit_code"),
     (AgentState, {**_dump(MODELS[8]), "phase": "sleeping"}, "phase"),
     (AgentState, {**_dump(MODELS[8]), "mood": "ok"}, "mood"),
-    (AgentState, {**_dump(MODELS[8]), "issue": {"iid": "first"}}, "issue.iid"),
+    (AgentState, {**_dump(MODELS[8]), "issue": {"iid": "first"}}, "iid"),
     (AgentState, {**_dump(MODELS[8]), "current_issue": 1}, "current_issue"),
     (AgentState, {**_dump(MODELS[8]), "schema_version": 0}, "schema_version"),
     (AgentExit, {**_dump(MODELS[9]), "outcome": "crashed"}, "outcome"),
