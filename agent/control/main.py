@@ -406,8 +406,9 @@ def build_parser() -> argparse.ArgumentParser:
     approve.add_argument("agent")
     approve.add_argument(
         "--choice",
-        help="issue iid(s), a regression action, a budget action (raise[:USD]), or at "
-        "issue_closure a choice per flagged file (approve=PATH;exclude=PATH, PATH * for the rest)",
+        help="issue iid(s), a regression action, a budget action (raise[:USD]), at "
+        "issue_closure a choice per flagged file (approve=PATH;exclude=PATH, PATH * for the rest), "
+        "or at spec_to_issues what issues depend on (depends=3:1,2;4:)",
     )
     approve.add_argument("--reason", help="a note recorded with the decision")
     approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")

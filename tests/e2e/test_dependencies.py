@@ -10,8 +10,11 @@ needs it, is set aside with the reason instead of waiting for ever, and #3 is do
 
 from __future__ import annotations
 
+import asyncio
+import getpass
 import json
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,13 +23,19 @@ import pytest
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.checkpoint import IssueSelectionCheckpoint, SpecToIssuesCheckpoint
+from common.schemas.checkpoint import (
+    IssueSelectionCheckpoint,
+    ProjectVerificationCheckpoint,
+    ProposalDecision,
+    SpecToIssuesCheckpoint,
+)
 from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL
 from common.workspace import checkpoints, git
-from tests.e2e.agents import harness
-from tests.e2e.test_project_env import calc_project
+from tests.e2e.agents import harness, phase_reached
+from tests.e2e.test_cli import pending_in
+from tests.e2e.test_project_env import calc_project, local_spec
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).parent / "data"
@@ -117,3 +126,48 @@ def test_an_issue_whose_dependency_is_set_aside_is_set_aside_not_waited_for(
     record = milestone.merge_request
     assert record is not None
     assert "- Set aside for a person (`needs-human`): #1, #2" in record.description
+
+
+async def test_a_person_changes_the_dependencies_with_harness_approve_choice(
+    daemon_home: Path,
+) -> None:
+    project = calc_project(Path(tempfile.mkdtemp(prefix="e2d-", dir="/tmp")))
+    spec = local_spec(project, DATA / "ordered-spec.md", DATA / "ordered-playbook.json")
+    spec = spec.model_copy(update={"auto_accept": False})
+    started = harness("run", "--specs", json.dumps([spec.model_dump(mode="json")]))
+    assert started.returncode == 0, started.stderr
+    files = WorkspaceFiles(next((project / ".claude-agent").iterdir()))
+    assert isinstance(await pending_in(files, timeout=120), ProjectVerificationCheckpoint)
+    assert harness("approve", "agent_1").returncode == 0
+
+    pending = await pending_in(files, timeout=120)
+    while not isinstance(pending, SpecToIssuesCheckpoint):
+        await asyncio.sleep(0.2)
+        pending = await pending_in(files, timeout=120)
+    shown = harness("checkpoint", "agent_1").stdout
+    assert "  2. Add eighth\n     spec: eighth\n     depends on #3\n" in shown, shown
+    assert "  3. Add quarter\n     spec: quarter\n     depends on #1\n" in shown
+    assert "--choice 'depends=3:1,2;4:'" in shown
+    as_json = json.loads(harness("checkpoint", "agent_1", "--json").stdout)
+    assert [i["depends_on"] for i in as_json["context"]["issues"]] == [[], [3], [1]]
+
+    cycle = harness("approve", "agent_1", "--choice", "depends=1:3")
+    assert cycle.returncode == 1
+    assert cycle.stderr == "error: dependency cycle: #1 → #3 → #1\n", cycle.stderr
+    assert checkpoints.pending(files) == pending, "refused: nothing changes"
+    chosen = harness("approve", "agent_1", "--choice", "depends=2:1,3", "--reason", "both")
+    assert chosen.returncode == 0, chosen.stderr
+    deadline = time.monotonic() + 240
+    while read_model(files.state, AgentState).phase not in (Phase.DONE, Phase.FAILED):
+        assert time.monotonic() < deadline, harness("logs", "agent_1").stdout[-3000:]
+        waiting = checkpoints.pending(files)  # the rest: a person approves each default
+        if waiting is not None:
+            harness("approve", "agent_1", "--checkpoint", waiting.id)
+        await asyncio.sleep(0.2)
+    await phase_reached(files, Phase.DONE, timeout=10)
+    (proposal,) = (c for c in checkpoints.history(files) if isinstance(c, SpecToIssuesCheckpoint))
+    decision = proposal.decision
+    assert isinstance(decision, ProposalDecision)
+    assert (decision.depends_on, decision.decided_by) == ({2: [1, 3]}, f"cli:{getpass.getuser()}")
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [i.depends_on for i in milestone.issues] == [[], [1, 3], [1]]
