@@ -269,6 +269,10 @@ class ModelProxy:
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as e:
             log.debug("proxy connection ended: %s", e)
+        except asyncio.CancelledError:
+            # Only the proxy's end cancels a connection. Python 3.11's stream server reports
+            # a cancelled handler as an unhandled exception (with a traceback): end quietly.
+            log.debug("proxy connection closed with the proxy")
         except ValueError as e:  # a malformed request line or header, an absolute URL
             refused = endpoint_rules.malformed(str(e))
             if self.meter is not None:
