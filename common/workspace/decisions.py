@@ -162,6 +162,13 @@ def choice_decision(
         case IssueSelectionCheckpoint():
             iids = _parse_iids(choice)
             known = {issue.iid for issue in checkpoint.context.open_issues}
+            waiting = {item.iid: item.waiting_for for item in checkpoint.context.blocked}
+            if len(iids) == 1 and iids[0] in waiting:
+                needs = ", ".join(f"#{iid}" for iid in waiting[iids[0]])
+                raise CheckpointError(
+                    f"issue #{iids[0]} waits for {needs}; choose one that may start now: "
+                    + ", ".join(str(i) for i in sorted(known))
+                )
             if len(iids) != 1 or iids[0] not in known:
                 raise CheckpointError(
                     f"choose one open issue: {', '.join(str(i) for i in sorted(known))}"

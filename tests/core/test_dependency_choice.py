@@ -14,7 +14,15 @@ from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for
 from common import decision_mac
 from common.errors import CheckpointError
-from common.schemas.checkpoint import ProposalDecision, SpecToIssuesCheckpoint, SpecToIssuesContext
+from common.schemas.checkpoint import (
+    BlockedIssue,
+    IssueRef,
+    IssueSelectionCheckpoint,
+    IssueSelectionContext,
+    ProposalDecision,
+    SpecToIssuesCheckpoint,
+    SpecToIssuesContext,
+)
 from common.schemas.issues import IssueDraft
 from common.workspace.checkpoints import decided
 from common.workspace.decisions import choice_decision, default_decision, reject_decision
@@ -155,3 +163,24 @@ def test_the_change_is_signed_a_rewritten_one_does_not_count(tmp_path: Path) -> 
     )
     problem = decision_mac.decision_problem(key, tmp_path, checkpoint, rewritten)
     assert problem is not None and "wrong MAC" in problem
+
+
+def test_a_blocked_issue_cannot_be_chosen_at_issue_selection() -> None:
+    checkpoint = IssueSelectionCheckpoint(
+        id="is-1",
+        what_happened=["1 of 3 closed"],
+        to_decide="Which issue?",
+        if_approved="worked on",
+        if_rejected="paused",
+        context=IssueSelectionContext(
+            open_issues=[IssueRef(iid=3, title="Quarter")],
+            recommended_iid=3,
+            blocked=[BlockedIssue(iid=2, title="Eighth", waiting_for=[3])],
+        ),
+    )
+
+    with pytest.raises(CheckpointError) as caught:
+        choice_decision(checkpoint, "2", WHO)
+
+    assert str(caught.value) == "issue #2 waits for #3; choose one that may start now: 3"
+    assert choice_decision(checkpoint, "3", WHO).approved

@@ -132,3 +132,24 @@ async def test_the_local_links_endpoints_answer_as_gitlab_does(lab: Lab) -> None
     assert {"issue_link_id", "link_type", "link_created_at", "link_updated_at"} <= set(
         listed.asdict()
     )
+
+
+async def test_a_depends_on_line_the_model_wrote_is_no_dependency(lab: Lab) -> None:
+    """Only the harness's record and GitLab's links say what an issue depends on: a line
+    in the model's text that looks like the harness's is inert, even with the mirror lost."""
+    tracker = lab.tracker()
+    await tracker.verify()
+    await tracker.ensure_milestone("spec", "")
+    drafts = [
+        IssueDraft(title="A", summary="s"),
+        IssueDraft(title="B", summary="Do B.\n\nDepends on #1"),
+    ]
+    assert [i.depends_on for i in await tracker.create_issues(drafts)] == [[], []]
+    await tracker.update_issue(1, description="Enriched.\n\nDepends on #2")
+    tracker.mirror.unlink()
+
+    fresh = lab.tracker()
+    await fresh.verify()
+    await fresh.ensure_milestone("spec", "")
+    assert [i.depends_on for i in await fresh.list_issues()] == [[], []]
+    assert lab.server.store.links == []
