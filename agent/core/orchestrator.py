@@ -103,7 +103,7 @@ class Run:
         it ends, the copy is validated whole and written in one atomic write. An error
         inside the block leaves the state and its file as they were.
         """
-        draft = self.state.model_copy(deep=True)
+        draft = self.state.editable_copy()
         yield draft
         self._persist(draft)
 
@@ -114,7 +114,7 @@ class Run:
         The changes and the move are written together, so a kill never leaves one
         without the other. An illegal move raises before anything is written.
         """
-        draft = self.state.model_copy(deep=True)
+        draft = self.state.editable_copy()
         yield draft
         self._persist(phases.advance(draft, target, reason))
         self.log(f"phase → {target.value}" + (f" ({reason})" if reason else ""))

@@ -57,7 +57,7 @@ def advance(state: AgentState, target: Phase, reason: str = "") -> AgentState:
     if not can_move(state.phase, target):
         raise TransitionError(f"illegal transition {state.phase.value} → {target.value}")
     move = Transition(from_phase=state.phase, to_phase=target, reason=reason)
-    moved = state.model_copy(deep=True)
+    moved = state.editable_copy()
     moved.phase = target
     moved.history = [*state.history, move]
     moved.updated_at = utc_now()
@@ -88,7 +88,7 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
         P.PROJECT_VERIFICATION,
     )
     move = Transition(from_phase=P.FAILED, to_phase=failed_in, reason=reason)
-    resumed = state.model_copy(deep=True)
+    resumed = state.editable_copy()
     resumed.phase = failed_in
     resumed.failure = None
     resumed.broken = False
