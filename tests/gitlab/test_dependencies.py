@@ -69,6 +69,9 @@ async def test_a_retry_makes_no_second_link_or_line_and_a_rewrite_keeps_the_line
 
     await again.update_issue(3, description="## Guide\nWrite the docs.")  # an enrichment
     assert description(lab, 3) == "## Guide\nWrite the docs.\n\nDepends on #1\nDepends on #2"
+    again.mirror.unlink()
+    await lab.tracker().update_issue(2, description="Run it, enriched.")  # no record: links
+    assert description(lab, 2) == "Run it, enriched.\n\nDepends on #1"
 
 
 async def test_a_lost_mirror_reads_the_dependencies_back_from_the_links(lab: Lab) -> None:

@@ -185,8 +185,7 @@ class GitLabTracker:
             data["title"] = title
         if description is not None:  # the new text keeps the dependency lines and the marker
             _, key = split_marker((await self._issue(iid)).get("description") or "")
-            cached = self._issues.get(iid)
-            description = with_dependency_block(description, cached.depends_on if cached else [])
+            description = with_dependency_block(description, await self._depends_on(iid))
             data["description"] = with_marker(description, key) if key else description
         if add_labels:
             data["add_labels"] = ",".join(add_labels)
@@ -479,17 +478,23 @@ class GitLabTracker:
                 "Depends on line and the harness's record keep the dependency"
             )
 
+    async def _depends_on(self, iid: int) -> list[int]:
+        """What issue ``iid`` depends on: the harness's record, else its links."""
+        cached = self._issues.get(iid)
+        if cached is not None:
+            return cached.depends_on
+        api = await self._api()
+        links = await self._calls().get(
+            f"read the links of issue #{iid}", lambda: api.issue_links(iid)
+        )
+        return blocked_by(links)
+
     async def _read(self, attrs: Attrs) -> TrackedIssue:
         """An issue as GitLab has it; its dependencies from the harness's record, or, for
         an issue the record does not hold (a mirror lost), from its ``is_blocked_by`` links."""
         issue = tracked(attrs, await self._notes_of(attrs))
         if issue.iid not in self._issues:
-            api = await self._api()
-            iid = issue.iid
-            links = await self._calls().get(
-                f"read the links of issue #{iid}", lambda: api.issue_links(iid)
-            )
-            issue = issue.model_copy(update={"depends_on": blocked_by(links)})
+            issue = issue.model_copy(update={"depends_on": await self._depends_on(issue.iid)})
         return self._remember(issue)
 
     async def _notes_of(self, attrs: Attrs) -> list[IssueNote]:
