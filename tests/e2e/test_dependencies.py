@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.faultpoints import VARIABLE
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
@@ -33,7 +34,8 @@ from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL
 from common.workspace import checkpoints, git
-from tests.e2e.agents import harness, phase_reached
+from common.workspace.setup import prepare_workspace
+from tests.e2e.agents import finish, harness, log_text, phase_reached, start_agent
 from tests.e2e.test_cli import pending_in
 from tests.e2e.test_project_env import calc_project, local_spec
 
@@ -171,3 +173,29 @@ async def test_a_person_changes_the_dependencies_with_harness_approve_choice(
     assert (decision.depends_on, decision.decided_by) == ({2: [1, 3]}, f"cli:{getpass.getuser()}")
     milestone = read_model(files.milestone, FileMilestone)
     assert [i.depends_on for i in milestone.issues] == [[], [1, 3], [1]]
+
+
+@pytest.mark.parametrize("point", ["spec_to_issues.created", "issue_selection.labelled"])
+def test_killed_after_the_issues_are_created_the_dependencies_are_kept_once(
+    point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent SIGKILLs itself right after the tracker wrote the issues (and their
+    dependencies), or after the first issue was labelled; started again it creates
+    nothing twice and still works in the order the dependencies allow."""
+    project = calc_project(Path(tempfile.mkdtemp(prefix="e2k-", dir="/tmp")))
+    spec = local_spec(project, DATA / "ordered-spec.md", DATA / "ordered-playbook.json")
+    files = WorkspaceFiles(prepare_workspace(spec))
+    monkeypatch.setenv(VARIABLE, point)
+    assert finish(start_agent(files), timeout=180) == -9, log_text(files)
+
+    monkeypatch.delenv(VARIABLE)
+    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
+
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [(i.iid, i.depends_on, i.state) for i in milestone.issues] == [
+        (1, [], "closed"),
+        (2, [3], "closed"),
+        (3, [1], "closed"),
+    ]
+    subjects = git.git(project, "log", "--format=%s", "--reverse", "main..HEAD").splitlines()
+    assert [s.split(":")[0] for s in subjects] == ["feat(#1)", "feat(#3)", "feat(#2)"]
