@@ -23,7 +23,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesCheckpoint,
     SpecToIssuesContext,
 )
-from common.schemas.issues import IssueDraft
+from common.schemas.issues import IssueDraft, TrackedIssue
 from common.workspace.checkpoints import decided
 from common.workspace.decisions import choice_decision, default_decision, reject_decision
 
@@ -184,3 +184,14 @@ def test_a_blocked_issue_cannot_be_chosen_at_issue_selection() -> None:
 
     assert str(caught.value) == "issue #2 waits for #3; choose one that may start now: 3"
     assert choice_decision(checkpoint, "3", WHO).approved
+
+
+def test_an_enrichment_session_sees_what_each_issue_depends_on() -> None:
+    from agent.core.stages.initializer import _listed
+
+    first = TrackedIssue(iid=1, title="Add half", description="d")
+    third = TrackedIssue(iid=3, title="Add quarter", description="d", depends_on=[1, 2])
+    assert [_listed(first), _listed(third)] == [
+        "#1 Add half",
+        "#3 Add quarter (depends on #1, #2)",
+    ]

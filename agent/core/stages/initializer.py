@@ -30,7 +30,7 @@ from common.schemas.checkpoint import (
     SpecToIssuesContext,
 )
 from common.schemas.gates import TestRun
-from common.schemas.issues import IssueDraft
+from common.schemas.issues import IssueDraft, TrackedIssue
 from common.schemas.outbound import OutboundSettings, merged
 from common.workspace import git
 
@@ -291,7 +291,7 @@ async def issue_enrichment(run: Run) -> None:
             state.enrichment_queue = selected
 
     all_issues = await run.tracker.list_issues()
-    listing = "\n".join(f"#{i.iid} {i.title}" for i in all_issues)
+    listing = "\n".join(_listed(issue) for issue in all_issues)
     while run.state.enrichment_queue:
         iid = run.state.enrichment_queue[0]
         issue = await run.tracker.get_issue(iid)
@@ -347,6 +347,13 @@ async def issue_enrichment(run: Run) -> None:
     if run.state.scope_pending:
         await _enrichment_scope(run)
     run.move(Phase.CREATE_BRANCH)
+
+
+def _listed(issue: TrackedIssue) -> str:
+    """``#3 Title (depends on #1)``: another issue as an enrichment session sees it (the
+    dependencies a person approved, so its research notes can build on them)."""
+    needs = f" ({dependencies.depends_text(issue.depends_on)})" if issue.depends_on else ""
+    return f"#{issue.iid} {issue.title}{needs}"
 
 
 async def _apply_enrichment(run: Run, enriched: PendingEnrichment) -> None:
