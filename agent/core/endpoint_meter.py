@@ -33,6 +33,7 @@ from agent.core import endpoint_rules
 from agent.core.endpoint_rules import Refusal
 from agent.core.endpoint_usage import Usage
 from agent.core.pricing import cost_usd, price_of
+from agent.core.trace import TraceSession
 
 Note = Callable[[str], None]
 SETTLE_TIMEOUT_S = 60.0
@@ -66,6 +67,9 @@ class EndpointSpend:
     """Reached only through an entrance of its own, never through the shared one."""
     in_flight: int = 0
     """Requests admitted and not charged yet."""
+    trace_session: TraceSession | None = None
+    """The session's handle in the trace, whose number and request count its exchanges
+    take (``None``: no session's, as the endpoint probe)."""
     idle: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
     """Set while nothing is in flight."""
 
@@ -119,7 +123,12 @@ class EndpointMeter:
 
     @contextlib.contextmanager
     def window(
-        self, label: str, limit_usd: float | None = None, *, own_entrance: bool = False
+        self,
+        label: str,
+        limit_usd: float | None = None,
+        *,
+        own_entrance: bool = False,
+        trace_session: TraceSession | None = None,
     ) -> Iterator[EndpointSpend]:
         """Open the endpoint for ``label`` until the block ends; yields its live figures.
 
@@ -130,12 +139,15 @@ class EndpointMeter:
 
         Once the window's cost reaches ``limit_usd``, further requests are refused: the
         model's own requests cannot spend past the budget within a session either.
+        ``trace_session``: the session the window's exchanges are traced as.
         """
         if label in self._windows:
             raise RuntimeError(f"endpoint window {label!r} is open already")
         if not own_entrance and self.open is not None:
             raise RuntimeError(f"endpoint window {label!r} inside {self.open.label!r}")
-        spend = EndpointSpend(label, limit_usd=limit_usd, own_entrance=own_entrance)
+        spend = EndpointSpend(
+            label, limit_usd=limit_usd, own_entrance=own_entrance, trace_session=trace_session
+        )
         self._closed.pop(label, None)  # an older window of that label is nobody's now
         self._windows[label] = spend
         if not own_entrance:

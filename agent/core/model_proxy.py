@@ -46,11 +46,12 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from agent.core import endpoint_rules
+from agent.core import endpoint_rules, trace
 from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.endpoint_rules import Refusal
 from agent.core.endpoint_usage import read_usage, requested_model
 from agent.core.log import AgentLog
+from agent.core.trace import TraceSession
 from agent.core.trace_wire import decode_body, record_exchange
 from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
 from common.errors import SessionError
@@ -356,6 +357,7 @@ class ModelProxy:
             bytes(answer),
             dict(response.headers),
             int((time.monotonic() - started) * 1000),
+            session=self._traced_as(window),
             cost_usd=cost,
         )
         return keep_alive and client_stayed
@@ -395,6 +397,15 @@ class ModelProxy:
             payload = b""  # unreadable: charged as a request, counted as unreadable
         usage = read_usage(payload, response.headers.get("content-type", ""))
         return self.meter.charge(window, usage, requested_model(body), response.status_code, target)
+
+    def _traced_as(self, window: EndpointSpend | None) -> TraceSession | None:
+        """The trace session of a request: its window's, the entrance it came in by telling
+        which (as for its charge); without a meter, which opens one window at a time, the
+        one session running (none when several run: the proxy does not guess)."""
+        if self.meter is not None:
+            return window.trace_session if window is not None else None
+        tracer = trace.current()
+        return tracer.sole_session() if tracer is not None else None
 
     def _client_or_fail(self) -> httpx2.AsyncClient:
         assert self._client is not None, "not started"

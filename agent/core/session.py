@@ -40,6 +40,7 @@ from agent.core.policy import PolicyContext
 from agent.core.policy.audit import AuditTrail
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
+from agent.core.trace import TraceSession
 from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
 
@@ -118,7 +119,7 @@ async def run_session(
     """
     project, model = config.project_dir, config.model
     with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
-        async with endpoint_window(config, label) as (spent, own):
+        async with endpoint_window(config, label, traced.session) as (spent, own):
             figures = await _run_session(label, system_prompt, prompt, own, reports, log, spent)
         if spent is not None:
             figures = with_endpoint(figures, spent)
@@ -129,11 +130,12 @@ async def run_session(
 
 @contextlib.asynccontextmanager
 async def endpoint_window(
-    config: SessionConfig, label: str
+    config: SessionConfig, label: str, trace_session: TraceSession | None = None
 ) -> AsyncIterator[tuple[EndpointSpend | None, SessionConfig]]:
     """The endpoint open for this session (``None`` without a meter), and the session's
     configuration (with its own CLI when it has an entrance of its own); once the session
-    has ended, closed to new requests and waited on for answers still streaming."""
+    has ended, closed to new requests and waited on for answers still streaming.
+    The window's exchanges are traced as ``trace_session``'s."""
     meter = config.meter
     if meter is None:
         yield None, config
@@ -141,7 +143,9 @@ async def endpoint_window(
     spent: EndpointSpend | None = None
     own = config.entrance is not None
     try:
-        with meter.window(f"session {label}", config.cost_limit_usd, own_entrance=own) as spent:
+        with meter.window(
+            f"session {label}", config.cost_limit_usd, own_entrance=own, trace_session=trace_session
+        ) as spent:
             if config.entrance is None:
                 yield spent, config
             else:

@@ -9,11 +9,22 @@ Each event is one line, written with one ``write`` and flushed, so a reader sees
 whole lines; an agent killed mid-write leaves at most a torn last line, which
 :func:`read_trace` skips with a warning. Sessions are numbered over the whole
 file, so a resumed agent continues the count.
+
+Several sessions may run at once (parallel issues), so "the session running now"
+is no fact of the process: each session is a :class:`TraceSession` handle with its
+number and its own request count. The session's own task carries it (a context
+variable set by :func:`within`, inherited by the tasks the session starts: the SDK's
+hooks and tool handlers), and :func:`emit` fills it into events that have none; the
+model proxy, whose connections are no session's tasks, is handed it with the
+endpoint window a request came in by. An event emitted outside every session
+(gates, commits, checkpoints) has none.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import itertools
 import json
 import logging
 import re
@@ -78,6 +89,27 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
     return value
 
 
+class TraceSession:
+    """One session of the trace: its number and the count of its own model requests.
+
+    A handle, not a state of the tracer: sessions that overlap each hold their own, and
+    whatever records an event of a session is given (or inherits) that session's handle.
+    """
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self._requests = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def next_request(self) -> int:
+        """The index of this session's next model request (1-based)."""
+        with self._lock:
+            return next(self._requests)
+
+    def __repr__(self) -> str:
+        return f"TraceSession({self.number})"
+
+
 class Tracer:
     """Appends events to one trace file; safe to call from threads and the event loop."""
 
@@ -86,10 +118,10 @@ class Tracer:
         self.secrets = tuple(s for s in secrets if s)
         self._lock = threading.Lock()
         self._sessions = count_sessions(path)
-        self.session: int | None = None
-        """The session running now (``None`` between sessions)."""
-        self.requests = 0
-        """Requests of the current session so far."""
+        self._open: dict[int, TraceSession] = {}
+        """The sessions started and not ended yet, by number."""
+        self._outside = itertools.count(1)
+        """Numbers the model requests made outside every session (the endpoint probe)."""
         self._out: IO[str] | None = None
 
     def open(self) -> None:
@@ -106,27 +138,46 @@ class Tracer:
             self._out.close()
             self._out = None
 
-    def start_session(self) -> int:
-        """Number the session that starts now."""
+    def start_session(self) -> TraceSession:
+        """Number the session that starts now (other sessions may be running)."""
         with self._lock:
             self._sessions += 1
-            self.session = self._sessions
-            self.requests = 0
-            return self._sessions
+            session = TraceSession(self._sessions)
+            self._open[session.number] = session
+            return session
 
-    def end_session(self) -> None:
-        self.session = None
-
-    def next_request(self) -> int:
-        """The index of the next model request within the current session."""
+    def end_session(self, session: TraceSession) -> None:
         with self._lock:
-            self.requests += 1
-            return self.requests
+            self._open.pop(session.number, None)
 
-    def write(self, event: TraceEvent) -> None:
-        """One line, flushed; the current session is filled in when the event has none."""
-        if event.session is None and self.session is not None:
-            event = event.model_copy(update={"session": self.session})
+    @property
+    def running(self) -> tuple[TraceSession, ...]:
+        """The sessions started and not ended yet, oldest first."""
+        with self._lock:
+            return tuple(self._open.values())
+
+    def sole_session(self) -> TraceSession | None:
+        """The one session running, or ``None`` when none or several run.
+
+        For a recorder that cannot tell which session an event belongs to (a model proxy
+        without endpoint windows, which only ever serves one session at a time): with
+        several sessions running it does not guess.
+        """
+        running = self.running
+        return running[0] if len(running) == 1 else None
+
+    def next_request(self, session: TraceSession | None) -> int:
+        """The index of the next model request of ``session``; ``None``: of the requests
+        made outside every session, counted apart."""
+        if session is not None:
+            return session.next_request()
+        with self._lock:
+            return next(self._outside)
+
+    def write(self, event: TraceEvent, session: TraceSession | None = None) -> None:
+        """One line, flushed; ``session``'s number is filled in when the event has none."""
+        if event.session is None and session is not None:
+            event = event.model_copy(update={"session": session.number})
         line = event.model_dump_json() + "\n"
         with self._lock:
             if self._out is None:
@@ -155,6 +206,10 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 _current: Tracer | None = None
+_session: contextvars.ContextVar[TraceSession | None] = contextvars.ContextVar(
+    "trace_session", default=None
+)
+"""The session whose task (or a task it started) runs now; ``None`` outside sessions."""
 
 
 def current() -> Tracer | None:
@@ -162,16 +217,34 @@ def current() -> Tracer | None:
     return _current
 
 
-def emit(event: TraceEvent) -> None:
+def active_session() -> TraceSession | None:
+    """The session of the running task, if it runs within one (:func:`within`)."""
+    return _session.get()
+
+
+@contextlib.contextmanager
+def within(session: TraceSession) -> Iterator[TraceSession]:
+    """Events emitted by this task in the block, and by the tasks it starts there, are
+    ``session``'s; another task's sessions are untouched (each task has its own context)."""
+    token = _session.set(session)
+    try:
+        yield session
+    finally:
+        _session.reset(token)
+
+
+def emit(event: TraceEvent, session: TraceSession | None = None) -> None:
     """Record ``event`` in this process's trace; nothing when no trace is open.
 
-    A trace that cannot be written must not stop the agent: the failure is logged.
+    An event without a session gets ``session``, or else the running task's session
+    (:func:`within`), or none. A trace that cannot be written must not stop the agent:
+    the failure is logged.
     """
     tracer = _current
     if tracer is None:
         return
     try:
-        tracer.write(event)
+        tracer.write(event, session or _session.get())
     except OSError as e:
         logger.warning("trace %s: cannot write an event: %s", tracer.path, e)
 

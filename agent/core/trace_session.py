@@ -44,6 +44,9 @@ class TracedSession:
     label: str
     reports: SessionReports
     figures: SessionResult | None = None
+    session: trace.TraceSession | None = None
+    """The session's handle in the trace (``None`` with no trace open): whatever records
+    for it from outside its task (the model proxy) is handed this."""
 
 
 @contextlib.contextmanager
@@ -56,17 +59,19 @@ def traced_session(
     reports: SessionReports,
 ) -> Iterator[TracedSession]:
     """Emit the session's start now and its end when the block ends (with the error
-    that ended it, if one did)."""
+    that ended it, if one did); in the block, the running task's events are the session's
+    (:func:`agent.core.trace.within`), whatever other sessions run meanwhile."""
     tracer = trace.current()
     traced = TracedSession(label, reports)
     if tracer is None:
         yield traced
         return
-    tracer.start_session()
+    session = traced.session = tracer.start_session()
     head, dirty = _head(project_dir)
     surface = reports.surface
     trace.emit(
         SessionStart(
+            session=session.number,
             label=label,
             kind=kind_of(surface),
             builtin_tools=list(surface.builtin),
@@ -82,13 +87,14 @@ def traced_session(
     )
     error: str | None = None
     try:
-        yield traced
+        with trace.within(session):
+            yield traced
     except BaseException as e:
         error = str(e) or type(e).__name__
         raise
     finally:
-        trace.emit(_end(traced, error))
-        tracer.end_session()
+        trace.emit(_end(traced, error), session)
+        tracer.end_session(session)
 
 
 def _end(traced: TracedSession, error: str | None) -> SessionEnd:

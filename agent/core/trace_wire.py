@@ -164,10 +164,12 @@ def record_exchange(
     headers: dict[str, str],
     ms: int,
     *,
+    session: trace.TraceSession | None,
     cost_usd: float | None = None,
 ) -> None:
-    """Add one forwarded ``/v1/messages`` exchange to the open trace (if any), with the
-    cost the endpoint charged for it (``None`` when nothing charged it).
+    """Add one forwarded ``/v1/messages`` exchange of ``session`` (``None``: of no session)
+    to the open trace (if any), with the cost the endpoint charged for it (``None`` when
+    nothing charged it). Its index counts ``session``'s requests alone.
 
     An answer the trace cannot read must not cut the CLI's connection: the failure is
     logged and the exchange left out of the trace.
@@ -175,7 +177,7 @@ def record_exchange(
     tracer = trace.current()
     if tracer is None or not target.split("?", 1)[0].rstrip("/").endswith("/v1/messages"):
         return
-    index = tracer.next_request()  # counted even when its answer cannot be read
+    index = tracer.next_request(session)  # counted even when its answer cannot be read
     try:
         payload = decode_body(answer, headers.get("content-encoding", ""))
         event = exchange_event(
@@ -191,5 +193,9 @@ def record_exchange(
     except (zlib.error, ValueError, KeyError, TypeError) as e:
         logger.warning("trace: cannot read the answer to %s: %s", target, e)
         return
-    if event is not None:
-        trace.emit(event)
+    if event is None:
+        return
+    try:  # not emit(): the proxy's task is no session's, so only ``session`` is taken
+        tracer.write(event, session)
+    except OSError as e:
+        logger.warning("trace %s: cannot write an exchange: %s", tracer.path, e)

@@ -24,7 +24,8 @@ class _Event(StrictModel):
     """When the event happened (UTC)."""
     session: int | None = None
     """The agent's session (1-based, counted over the whole trace) it belongs to;
-    ``None`` for events between sessions (gates, commits, checkpoints)."""
+    ``None`` for the harness's own events (gates, commits, checkpoints). Sessions that
+    run at the same time interleave their events: this, not the order, tells them apart."""
 
 
 class SessionStart(_Event):
@@ -55,7 +56,8 @@ class ModelRequest(_Event):
 
     type: Literal["model_request"] = "model_request"
     index: int = Field(ge=1)
-    """The request's position in its session (1-based)."""
+    """The request's position among its session's requests (1-based); requests of no
+    session (the endpoint probe) are counted among themselves."""
     step: int = Field(ge=0)
     """Assistant turns the request already carried: the same key the playbook uses."""
     has_tools: bool

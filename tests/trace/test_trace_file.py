@@ -58,19 +58,21 @@ def test_every_event_kind_round_trips_through_its_discriminator() -> None:
         assert type(again) is type(event)
 
 
-def test_the_writer_numbers_sessions_and_fills_in_the_current_one(tmp_path: Path) -> None:
+def test_the_writer_numbers_sessions_and_fills_in_the_running_one(tmp_path: Path) -> None:
     path = tmp_path / "trace.jsonl"
     with trace.tracing(path) as tracer:
-        assert tracer.start_session() == 1
-        trace.emit(start())
-        trace.policy("Read", None)
-        tracer.end_session()
+        session = tracer.start_session()
+        assert session.number == 1
+        with trace.within(session):
+            trace.emit(start())
+            trace.policy("Read", None)
+        tracer.end_session(session)
         trace.gate(TestRun(command="pytest", exit_code=0, duration_s=0.1, summary="1 passed"))
     events = trace.read_trace(path)
     assert [e.type for e in events] == ["session_start", "policy", "gate"]
     assert [e.session for e in events] == [1, 1, None]
     with trace.tracing(path) as tracer:  # a resumed agent continues the count
-        assert tracer.start_session() == 2
+        assert tracer.start_session().number == 2
     assert trace.current() is None
 
 
@@ -135,4 +137,4 @@ def test_a_damaged_trace_still_numbers_on(tmp_path: Path) -> None:
     path.write_text(start().model_dump_json() + "\n" + json.dumps({"type": "nonsense"}) + "\n")
     assert trace.count_sessions(path) == 1
     with trace.tracing(path) as tracer:
-        assert tracer.start_session() == 2
+        assert tracer.start_session().number == 2

@@ -185,11 +185,19 @@ def test_an_unreadable_answer_is_left_out_of_the_trace(tmp_path: Path) -> None:
     path = tmp_path / "trace.jsonl"
     raw = json.dumps(request_body(0)).encode()
     with trace.tracing(path) as tracer:
-        tracer.start_session()
+        session = tracer.start_session()
         record_exchange(
-            "/v1/messages?beta=true", raw, 200, b"\x1f\x8bnot gzip", {"content-encoding": "gzip"}, 1
+            "/v1/messages?beta=true",
+            raw,
+            200,
+            b"\x1f\x8bnot gzip",
+            {"content-encoding": "gzip"},
+            1,
+            session=session,
         )
-        record_exchange("/v1/messages/count_tokens", raw, 200, b"{}", {}, 1)
-        record_exchange("/v1/messages", raw, 200, b"{}", {"content-type": "application/json"}, 1)
+        record_exchange("/v1/messages/count_tokens", raw, 200, b"{}", {}, 1, session=session)
+        json_answer = {"content-type": "application/json"}
+        record_exchange("/v1/messages", raw, 200, b"{}", json_answer, 1, session=session)
     events = trace.read_trace(path)
     assert [(e.type, getattr(e, "index", None)) for e in events] == [("model_request", 2)]
+    assert [e.session for e in events] == [1]
