@@ -2,7 +2,9 @@
 
 Pure rendering: one line per event (tool results and allows folded into their
 call's line), each session headed by its label and closed by its figures, and
-the totals of the whole trace (or of one session) at the end. Each line is escaped
+the totals of the whole trace (or of one session) at the end. Sessions that ran
+at the same time (parallel issues) interleave their lines: there, and for a line
+that comes after its session's end, each line names its session (``[s2]``). Each line is escaped
 (:func:`~common.untrusted_text.printable_line`): tool inputs, commit subjects, gate
 summaries and reasons quote what the model wrote, and stay on their one line.
 """
@@ -78,12 +80,28 @@ def _kb(size: int) -> str:
     return f"{size / 1000:.1f} KB"
 
 
+def ambiguous(events: Sequence[TraceEvent]) -> list[bool]:
+    """For each event, whether its line must name its session: it belongs to one, and
+    another session is running at that point, or its own is not (it came after the
+    session's end, or without its start). One session at a time: never."""
+    running: set[int] = set()
+    marks: list[bool] = []
+    for event in events:
+        number = event.session
+        if isinstance(event, SessionStart) and number is not None:
+            running.add(number)
+        marks.append(number is not None and running != {number})
+        if isinstance(event, SessionEnd) and number is not None:
+            running.discard(number)
+    return marks
+
+
 def render(events: Sequence[TraceEvent]) -> str:
     """The events as text lines, then their totals."""
     results = {e.id: e for e in events if isinstance(e, ToolResult)}
     lines: list[str] = []
-    for event in events:
-        line = _line(event, results)
+    for event, named in zip(events, ambiguous(events), strict=True):
+        line = _line(event, results, named)
         if line is not None:
             lines.append(printable_line(line))
     sums = totals(events)
@@ -96,9 +114,17 @@ def render(events: Sequence[TraceEvent]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _line(event: TraceEvent, results: dict[str, ToolResult]) -> str | None:
+def _pad(event: TraceEvent, named: bool) -> str:
+    """What starts an event's text: its session's mark where it is ambiguous, else an
+    indent under its session's heading (none between sessions)."""
+    if event.session is None:
+        return ""
+    return f"[s{event.session}] " if named else "  "
+
+
+def _line(event: TraceEvent, results: dict[str, ToolResult], named: bool = False) -> str | None:
     stamp = event.at.strftime("%H:%M:%S")
-    pad = "  " if event.session is not None else ""
+    pad = _pad(event, named)
     if isinstance(event, SessionStart):
         head = event.head[:12] if event.head else "no commit"
         kind = f" [{event.kind}]" if event.kind else ""
