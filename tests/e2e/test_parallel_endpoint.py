@@ -5,7 +5,8 @@ the wrapper of its own entrance (:func:`agent.sandbox.entrances.own_entrances`),
 the embedded model process answering after a latency. In each session the model runs a
 project script that sends requests of its own through ``ANTHROPIC_BASE_URL`` (one in the
 first session, three in the second) and looks for the other session's socket. Each
-session is charged exactly its own requests, and sees only its own socket.
+session is charged exactly its own requests, and sees only its own socket; in the
+agent's trace, each session's requests, tool calls and policy decisions are its own.
 """
 
 from __future__ import annotations
@@ -24,10 +25,18 @@ from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for
+from agent.core.trace import read_trace, tracing
 from agent.model.launcher import LocalModel
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.entrances import own_entrances
 from agent.sandbox.launcher import session_sandbox
+from common.schemas.trace import (
+    ModelRequest,
+    PolicyDecision,
+    SessionStart,
+    ToolCall,
+    TraceEvent,
+)
 
 BWRAP = find_bwrap()
 pytestmark = [
@@ -107,16 +116,13 @@ async def watch_overlap(meter: EndpointMeter, seen: list[bool]) -> None:
         await asyncio.sleep(0.01)
 
 
-async def test_two_sessions_at_once_are_each_charged_their_own_requests(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
-    (project / "probe.py").write_text(PROBE)
-    counted: list[str] = []
-    meter = EndpointMeter(priced=False, on_refusal=counted.append)
-    out = io.StringIO()
-    log = AgentLog(out)
+async def two_sessions(
+    project: Path, meter: EndpointMeter, log: AgentLog
+) -> tuple[SessionResult, SessionResult, float, list[bool]]:
+    """Sessions alpha and beta at once; their figures, the wall time, and whether both
+    had requests in flight at one moment."""
     assert BWRAP is not None
-    async with LocalModel(playbook(tmp_path), latency_s=LATENCY_S) as model_url:
+    async with LocalModel(playbook(project.parent), latency_s=LATENCY_S) as model_url:
         proxy = ModelProxy(Upstream(model_url, "none"), log, meter)
         async with (
             proxy as proxy_url,
@@ -147,6 +153,38 @@ async def test_two_sessions_at_once_are_each_charged_their_own_requests(tmp_path
             alpha, beta = await asyncio.gather(session("alpha"), session("beta"))
             wall_s = time.monotonic() - started
             watch.cancel()
+    return alpha, beta, wall_s, both_in_flight
+
+
+def each_traces_its_own(events: list[TraceEvent], results: dict[str, SessionResult]) -> None:
+    """The two sessions overlap in the trace, and each one's requests (numbered 1, 2, …
+    within it, as many as the endpoint charged it), tool calls and policy decisions carry
+    its own number."""
+    number = {e.label: e.session for e in events if isinstance(e, SessionStart)}
+    assert sorted(number) == sorted(results) and len(set(number.values())) == 2
+    kinds = [e.type for e in events]
+    assert kinds.index("session_end") > max(i for i, k in enumerate(kinds) if k == "session_start")
+    for name, result in results.items():
+        mine = [e for e in events if e.session == number[name]]
+        indexes = [e.index for e in mine if isinstance(e, ModelRequest)]
+        assert sorted(indexes) == list(range(1, result.endpoint_requests + 1)), name
+        commands = [str(e.input.get("command")) for e in mine if isinstance(e, ToolCall)]
+        assert commands == [f"python3 probe.py {name} {EXTRAS[name]}"], name
+        assert [e.tool for e in mine if isinstance(e, PolicyDecision)] == ["Bash"], name
+    assert all(e.session is not None for e in events)  # nothing of theirs went unnamed
+
+
+async def test_two_sessions_at_once_are_each_charged_their_own_requests(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "probe.py").write_text(PROBE)
+    counted: list[str] = []
+    meter = EndpointMeter(priced=False, on_refusal=counted.append)
+    out = io.StringIO()
+    log = AgentLog(out)
+    trace_file = tmp_path / "trace.jsonl"
+    with tracing(trace_file):
+        alpha, beta, wall_s, both_in_flight = await two_sessions(project, meter, log)
     found = {name: json.loads((project / f"probe-{name}.json").read_text()) for name in EXTRAS}
     assert found["alpha"]["statuses"] == [200] and found["beta"]["statuses"] == [200] * 3
     sockets = {"/run/harness/model-1.sock", "/run/harness/model-2.sock"}
@@ -165,6 +203,7 @@ async def test_two_sessions_at_once_are_each_charged_their_own_requests(tmp_path
     text = out.getvalue()
     assert f"session alpha: the model endpoint forwarded {alpha.endpoint_requests} request" in text
     assert f"session beta: the model endpoint forwarded {beta.endpoint_requests} request" in text
+    each_traces_its_own(read_trace(trace_file), {"alpha": alpha, "beta": beta})
     print(
         f"two sessions at once: {wall_s:.1f} s ({alpha.endpoint_requests} + "
         f"{beta.endpoint_requests} requests at {LATENCY_S:g} s each)"

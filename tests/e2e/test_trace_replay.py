@@ -63,6 +63,30 @@ def test_the_trace_holds_every_session_with_requests_and_figures(
     assert all(r.request_bytes > 0 and r.content for r in requests)
 
 
+def test_one_session_at_a_time_keeps_each_sessions_events_together(
+    recorded_demo: WorkspaceFiles,
+) -> None:
+    """As before sessions could overlap: a session's events lie between its start and its
+    end, its requests are numbered 1, 2, … within it, and the harness's own events
+    (gates, commits, checkpoints, decisions) belong to no session."""
+    events = read_trace(trace_path(recorded_demo))
+    running: int | None = None
+    indexes: dict[int, list[int]] = {}
+    for event in events:
+        if isinstance(event, SessionStart):
+            assert running is None
+            running = event.session
+        if event.type in ("gate", "commit", "checkpoint", "decision"):
+            assert event.session is None, event
+        else:
+            assert event.session is not None and event.session == running, event
+        if isinstance(event, ModelRequest):
+            indexes.setdefault(event.session or 0, []).append(event.index)
+        if isinstance(event, SessionEnd):
+            running = None
+    assert indexes and all(found == list(range(1, len(found) + 1)) for found in indexes.values())
+
+
 def test_harness_trace_shows_a_session_and_its_json(recorded_demo: WorkspaceFiles) -> None:
     number = coding_session(recorded_demo)
     shown = harness("trace", str(recorded_demo.root), "--session", str(number))
