@@ -37,6 +37,7 @@ from common.schemas.trace import (
     ToolCall,
     TraceEvent,
 )
+from tests.e2e.agents import harness
 
 BWRAP = find_bwrap()
 pytestmark = [
@@ -204,6 +205,10 @@ async def test_two_sessions_at_once_are_each_charged_their_own_requests(tmp_path
     assert f"session alpha: the model endpoint forwarded {alpha.endpoint_requests} request" in text
     assert f"session beta: the model endpoint forwarded {beta.endpoint_requests} request" in text
     each_traces_its_own(read_trace(trace_file), {"alpha": alpha, "beta": beta})
+    shown = harness("trace", str(tmp_path))  # the folder holds the trace: no daemon asked
+    assert shown.returncode == 0, shown.stderr
+    assert "[s1] request" in shown.stdout and "[s2] request" in shown.stdout
+    assert "total: 2 session(s)" in shown.stdout
     print(
         f"two sessions at once: {wall_s:.1f} s ({alpha.endpoint_requests} + "
         f"{beta.endpoint_requests} requests at {LATENCY_S:g} s each)"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agent.control.trace_view import ambiguous, render
+from agent.control.trace_compare import session_record
+from agent.control.trace_view import ambiguous, render, select
 from agent.core import trace
 from agent.core.tools import SessionReports
 from agent.core.trace_session import traced_session
@@ -191,3 +192,16 @@ def test_one_session_at_a_time_renders_as_before() -> None:
     text = render(events)
     assert "[s" not in text
     assert "  request 1 (step 0)" in text and "  policy denied Bash: no" in text
+
+
+def test_one_session_of_interleaved_ones_is_selected_and_replayed_alone() -> None:
+    """``harness trace --session N`` and ``harness replay`` take a session by its number,
+    not by where its lines stand."""
+    events = interleaved_trace()
+    chosen = select(events, 2)
+    assert [e.session for e in chosen] == [2] * 5
+    assert ambiguous(chosen) == [False] * 4 + [True]  # alone, only its late answer is marked
+    record = session_record(events, 2)
+    assert record is not None and record.start.label == "coding issue #2"
+    assert [r.index for r in record.requests] == [1, 2, 3]
+    assert record.end is not None and record.end.session == 2
