@@ -10,14 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.schemas.checkpoint import (
-    Checkpoint,
-    EnrichmentScopeCheckpoint,
-    IssueClosureCheckpoint,
-    MrReviewCheckpoint,
-    RegressionApprovalCheckpoint,
-)
+from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable, printable_line
+from common.workspace.kinds import kind_of
 
 #: How many lines of one file's diff make one page in a viewer (a longer file is split).
 PAGE_LINES = 200
@@ -104,24 +99,12 @@ def cut_note(cut_at: int | None, whole: str) -> str | None:
 
 
 def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
-    """The checkpoint's diff, if it carries one (issue_closure and enrichment_scope always;
-    regression_approval and mr_review when written by a harness that adds it)."""
-    match checkpoint:
-        case IssueClosureCheckpoint(context=c):
-            whole = f"git diff {c.diff_range}" if c.diff_range else f"git show {c.commit_sha}"
-            return _review(c.diff_stat, c.diff, cut_note(c.diff_cut_at, whole))
-        case RegressionApprovalCheckpoint(context=c) | MrReviewCheckpoint(context=c):
-            if c.diff is None:
-                return None
-            excerpt = c.diff
-            return _review(
-                excerpt.stat, excerpt.text, cut_note(excerpt.cut_at, f"git diff {excerpt.range}")
-            )
-        case EnrichmentScopeCheckpoint(context=c):
-            text = "\n".join(change.diff for change in c.changes)
-            stat = f"{len(c.changes)} issue(s), spec-faithful text → enriched"
-            return _review(stat, text, None)
-    return None
+    """The checkpoint's diff, if its type carries one (issue_closure and enrichment_scope
+    always; regression_approval and mr_review when written by a harness that adds it)."""
+    carried = kind_of(checkpoint).diff(checkpoint)
+    if carried is None:
+        return None
+    return _review(carried.stat, carried.text, cut_note(carried.cut_at, carried.whole))
 
 
 def _review(stat: str, diff: str, cut: str | None) -> ReviewDiff:
