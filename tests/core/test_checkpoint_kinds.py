@@ -33,6 +33,8 @@ GENERIC = [
     "common/workspace/render.py",
     "common/workspace/rejecting.py",
     "common/workspace/diff_text.py",
+    "tui/modals/checkpoint_text.py",
+    "tui/modals/review/__init__.py",
 ]
 #: The union and the base every checkpoint class shares: naming them is not picking a type.
 GENERIC_NAMES = {"Checkpoint", "CheckpointBase", "CheckpointType"}

@@ -2,24 +2,18 @@
 
 WHAT HAPPENED (done ✓, to decide →), the context details (the same lines the
 agent's log and ``harness checkpoint`` print), IF APPROVED / IF REJECTED, and
-what the quick keys will do for this particular checkpoint. Every text from the
-checkpoint is escaped (:mod:`common.untrusted_text`) and never read as markup.
+what the quick keys will do for this particular checkpoint (the labels are its
+type's rules, :mod:`common.workspace.kinds`). Every text from the checkpoint is
+escaped (:mod:`common.untrusted_text`) and never read as markup.
 """
 
 from __future__ import annotations
 
 from textual.content import Content
 
-from common.schemas.checkpoint import (
-    BudgetReachedCheckpoint,
-    Checkpoint,
-    EnrichmentScopeCheckpoint,
-    IssueClosureCheckpoint,
-    IssueEnrichmentCheckpoint,
-    IssueSelectionCheckpoint,
-    RegressionApprovalCheckpoint,
-)
+from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable_line
+from common.workspace.kinds import kind_of
 from common.workspace.render import context_lines
 
 
@@ -42,36 +36,13 @@ def details(checkpoint: Checkpoint) -> str:
 
 
 def approve_label(checkpoint: Checkpoint) -> str:
-    """What Y does here (the per-checkpoint default)."""
-    match checkpoint:
-        case IssueEnrichmentCheckpoint(context=c):
-            picked = ", ".join(f"#{iid}" for iid in c.recommended) or "none"
-            return f"approve: enrich {picked}"
-        case EnrichmentScopeCheckpoint():
-            return "approve: keep the spec text"
-        case RegressionApprovalCheckpoint():
-            return "approve: fix_now"
-        case IssueClosureCheckpoint(context=c) if c.flagged:
-            return "review (R): choose for each flagged file"
-        case IssueSelectionCheckpoint(context=c):
-            return f"approve: issue #{c.recommended_iid}"
-        case BudgetReachedCheckpoint():
-            return "approve: merge_request"
-    return "approve"
+    """What Y does here (the per-checkpoint default, as its type's rules say)."""
+    return kind_of(checkpoint).approve_label(checkpoint)
 
 
 def reject_label(checkpoint: Checkpoint) -> str | None:
     """What N does here; ``None`` where a plain reject is not allowed."""
-    match checkpoint:
-        case RegressionApprovalCheckpoint():
-            return None
-        case IssueEnrichmentCheckpoint():
-            return "reject: enrich none"
-        case BudgetReachedCheckpoint():
-            return "reject: stop"
-        case EnrichmentScopeCheckpoint():
-            return "reject: keep the spec text"
-    return "reject"
+    return kind_of(checkpoint).reject_label(checkpoint)
 
 
 def shortcuts(checkpoint: Checkpoint) -> Content:

@@ -51,16 +51,24 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     #: The heading above the type's details.
     HEADING = "Details"
 
-    def __init__(self, item: Waiting, checkpoint: CheckpointT, subtitle: str = "") -> None:
+    #: The checkpoint type's schema class this screen reviews.
+    MODEL: type[CheckpointT]
+
+    def __init__(self, item: Waiting, subtitle: str = "") -> None:
         """
         Args:
-            item: the waiting checkpoint.
-            checkpoint: ``item.checkpoint``, with its precise type.
+            item: the waiting checkpoint, of this screen's type (:attr:`MODEL`).
             subtitle: who waits (agent and spec).
+
+        Raises:
+            TypeError: ``item``'s checkpoint is of another type (a bug in the lookup).
         """
+        checkpoint = item.checkpoint
+        if not isinstance(checkpoint, self.MODEL):
+            raise TypeError(f"{type(self).__name__} does not review {checkpoint.type.value}")
         super().__init__()
         self.item = item
-        self.checkpoint = checkpoint
+        self.checkpoint: CheckpointT = checkpoint
         self._subtitle = subtitle
 
     def compose(self) -> ComposeResult:
@@ -138,8 +146,9 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
 
     def action_reject(self) -> None:
         if checkpoint_text.reject_label(self.item.checkpoint) is None:
+            kind = self.item.checkpoint.type.value
             self.query_one("#review-notice", Static).update(
-                "regression_approval cannot be rejected: choose an action"
+                f"{kind} cannot be rejected: choose an action"
             )
             return
         self.dismiss(Answer(approve=False, reason=self.reason()))

@@ -47,6 +47,7 @@ class IssueEnrichmentReview(ReviewScreen[IssueEnrichmentCheckpoint]):
 
     FOCUS_REASON = False
     HEADING = "Issues to enrich (space toggles; the model's picks are ticked [x])"
+    MODEL = IssueEnrichmentCheckpoint
     TAKES_REASON = False
 
     def compose_body(self) -> ComposeResult:
@@ -90,6 +91,7 @@ class IssueSelectionReview(ReviewScreen[IssueSelectionCheckpoint]):
 
     FOCUS_REASON = False
     HEADING = "Open issues (Enter picks)"
+    MODEL = IssueSelectionCheckpoint
     TAKES_REASON = False
 
     def compose_body(self) -> ComposeResult:
@@ -164,6 +166,7 @@ class RegressionApprovalReview(ActionChoice[RegressionApprovalCheckpoint]):
 
     FOCUS_REASON = False
     HEADING = "Regression"
+    MODEL = RegressionApprovalCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -191,6 +194,7 @@ class BudgetReachedReview(ActionChoice[BudgetReachedCheckpoint]):
     """The spend (in total and per issue) and the three ways on."""
 
     HEADING = "Budget reached"
+    MODEL = BudgetReachedCheckpoint
     TAKES_REASON = False
 
     def compose_body(self) -> ComposeResult:

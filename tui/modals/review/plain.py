@@ -59,6 +59,7 @@ class ProjectVerificationReview(ReviewScreen[ProjectVerificationCheckpoint]):
     """Every check the agent made before touching the project."""
 
     HEADING = "Project"
+    MODEL = ProjectVerificationCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -73,6 +74,7 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
     """The proposed issues in full; a reject sends the feedback with the next attempt."""
 
     HEADING = "Proposed issues"
+    MODEL = SpecToIssuesCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -134,6 +136,7 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
     the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
     HEADING = "Implementation"
+    MODEL = IssueClosureCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -155,11 +158,9 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
         yield Static(test_run_text(context.test_run), markup=False)
         yield from self.diff_view()
 
-    def __init__(
-        self, item: Waiting, checkpoint: IssueClosureCheckpoint, subtitle: str = ""
-    ) -> None:
-        super().__init__(item, checkpoint, subtitle)
-        self.FOCUS_REASON = not checkpoint.context.flagged  # the list first; Tab reaches it
+    def __init__(self, item: Waiting, subtitle: str = "") -> None:
+        super().__init__(item, subtitle)
+        self.FOCUS_REASON = not self.checkpoint.context.flagged  # the list first; Tab reaches it
 
     def on_mount(self) -> None:
         if self.checkpoint.context.flagged:
@@ -194,6 +195,7 @@ class MrPhaseTransitionReview(ReviewScreen[MrPhaseTransitionCheckpoint]):
     """What is closed, what is still open, and the final test run."""
 
     HEADING = "Issues"
+    MODEL = MrPhaseTransitionCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context
@@ -211,6 +213,7 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
     """The merge request as it will be created: title, description, commits, tests."""
 
     HEADING = "Merge request"
+    MODEL = MrReviewCheckpoint
 
     def compose_body(self) -> ComposeResult:
         context = self.checkpoint.context

@@ -27,6 +27,7 @@ class EnrichmentScopeReview(ReviewScreen[EnrichmentScopeCheckpoint]):
 
     FOCUS_REASON = False
     HEADING = "Enrichments that change an issue's scope"
+    MODEL = EnrichmentScopeCheckpoint
     TAKES_REASON = False
 
     def compose_body(self) -> ComposeResult:
