@@ -250,7 +250,10 @@ def worktree_fingerprint(repo: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="harness-index-") as scratch:
         index = Path(scratch) / "index"
         if (git_dir / "index").exists():
-            shutil.copyfile(git_dir / "index", index)  # keeps git's stat cache: fast
+            # Keeps git's stat cache (fast) and the index's time with it: a copy stamped
+            # now would hide a same-size change made in the index's clock tick from git's
+            # racy-entry check, and the fingerprint would name the committed content.
+            shutil.copy2(git_dir / "index", index)
         env = {"GIT_INDEX_FILE": str(index)}
         # A file the harness cannot read (the model's ``chmod 000``) is left out of the
         # fingerprint, never a failure: git adds the rest and exits non-zero.
