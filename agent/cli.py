@@ -274,7 +274,7 @@ async def _run(
                 files,
             ),
         )
-        run = Run(
+        run = Run.create(
             files=files,
             info=info,
             state=state,

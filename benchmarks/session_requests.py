@@ -111,7 +111,7 @@ async def measure(model: str | None, root: Path) -> Measurement:
             config = SessionConfig(
                 project_dir=spec.project_dir, model=model, env=env, local_model=True
             )
-            run = Run(
+            run = Run.create(
                 files=files,
                 info=info,
                 state=AgentState(),

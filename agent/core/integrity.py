@@ -17,9 +17,11 @@ now?", without a ninth type through TUI, CLI and schemas.
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.core import agit
 from agent.sandbox import layout
 from common.errors import GitError
 from common.schemas.agent_state import AgentState
@@ -29,6 +31,7 @@ from common.schemas.checkpoint import (
     ProjectVerificationCheckpoint,
     ProjectVerificationContext,
 )
+from common.schemas.sandbox_layout import SandboxLayout
 from common.workspace import git
 
 if TYPE_CHECKING:
@@ -98,26 +101,38 @@ def _is_ancestor(project: Path, sha: str, head: str) -> bool:
     return True
 
 
-def problems(run: Run) -> list[str]:
-    """Everything that changed behind the harness's back since it was recorded."""
+async def problems(run: Run) -> list[str]:
+    """Everything that changed behind the harness's back since it was recorded (git
+    runs off the event loop)."""
     state = run.state
-    project = run.spec.project_dir
+    found = await agit.off_loop(
+        repository_problems,
+        run.spec.project_dir,
+        state.git_config,
+        run.info.feature_branch,
+        list(state.harness_commits),
+        run.spec.target_branch,
+        state.target_head,
+    )
+    return [*found, *layout_changes(run)]
+
+
+def repository_problems(
+    project: Path,
+    git_config: str | None,
+    feature: str,
+    made: list[str],
+    target: str,
+    target_head: str | None,
+) -> list[str]:
+    """How ``.git/config`` and the branches differ from the record (git only)."""
     found: list[str] = []
-    if state.git_config is not None:
-        diff = config_diff(state.git_config, config_text(project))
+    if git_config is not None:
+        diff = config_diff(git_config, config_text(project))
         if diff:
             found.append(".git/config changed during the session:")
             found.extend(f"    {line}" for line in diff)
-    found.extend(
-        branch_moves(
-            project,
-            run.info.feature_branch,
-            list(state.harness_commits),
-            run.spec.target_branch,
-            state.target_head,
-        )
-    )
-    found.extend(layout_changes(run))
+    found.extend(branch_moves(project, feature, made, target, target_head))
     return found
 
 
@@ -138,14 +153,38 @@ def layout_changes(run: Run) -> list[str]:
     ]
 
 
-def record(run: Run, state: AgentState) -> None:
-    """Record in ``state`` the repository as it is now (config, target head and the
-    sandbox layout, checked against the deny list as it is resolved)."""
+@dataclass(frozen=True)
+class Record:
+    """The repository as it is now: what :func:`record` writes in the state."""
+
+    git_config: str
+    target_head: str | None
+    sandbox_layout: SandboxLayout | None
+    """``None``: unsandboxed (the state's layout is kept as it is)."""
+
+
+async def now(run: Run) -> Record:
+    """The repository as it is now (config, target head and the sandbox layout, checked
+    against the deny list as it is resolved); git runs off the event loop."""
     project = run.spec.project_dir
-    state.git_config = config_text(project)
-    state.target_head = head_of(project, run.spec.target_branch)
-    if run.layout_keeper is not None:
-        state.sandbox_layout = run.layout_keeper.now()
+    git_config = await agit.off_loop(config_text, project)
+    target_head = await agit.off_loop(head_of, project, run.spec.target_branch)
+    keeper = run.layout_keeper
+    return Record(git_config, target_head, keeper.now() if keeper is not None else None)
+
+
+def record(state: AgentState, found: Record) -> None:
+    """Record ``found`` in ``state`` as the repository the harness goes on with."""
+    state.git_config = found.git_config
+    state.target_head = found.target_head
+    if found.sandbox_layout is not None:
+        state.sandbox_layout = found.sandbox_layout
+
+
+def still_on(project: Path, made: list[str], branch: str) -> list[str]:
+    """The commits of ``made`` still on ``branch`` (its ``HEAD`` when it is gone)."""
+    head = head_of(project, branch) or "HEAD"
+    return [sha for sha in made if _is_ancestor(project, sha, head)]
 
 
 async def guard(run: Run, where: str) -> None:
@@ -157,7 +196,7 @@ async def guard(run: Run, where: str) -> None:
     Raises:
         StopRun: the person rejected.
     """
-    found = problems(run)
+    found = await problems(run)
     if not found:
         return
     run.log(f"integrity check {where}: " + "; ".join(line.strip() for line in found[:3]))
@@ -175,29 +214,28 @@ async def guard(run: Run, where: str) -> None:
             if_rejected="The run pauses; nothing is pushed or opened (`harness resume` asks again)",
             context=ProjectVerificationContext(
                 project_dir=str(project),
-                current_branch=git.current_branch(project),
+                current_branch=await agit.current_branch(project),
                 target_branch=run.spec.target_branch,
                 feature_branch=run.info.feature_branch,
-                head_commit=git.head_commit(project),
+                head_commit=await agit.head_commit(project),
                 tracker=run.tracker.kind,
                 test_command=run.state.test_command,
                 warnings=found,
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.PROJECT_VERIFICATION, build)
+    checkpoint = await run.desk.ask(CheckpointType.PROJECT_VERIFICATION, build)
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        raise run.pause(checkpoint)
+        raise run.desk.pause(checkpoint)
     # Approved: what is there now becomes the record; the id may be asked again later.
-    with run.editing() as state:
-        record(run, state)
-        state.harness_commits = [
-            sha
-            for sha in state.harness_commits
-            if _is_ancestor(project, sha, head_of(project, run.info.feature_branch) or "HEAD")
-        ]
+    found_now = await now(run)
+    made = list(run.state.harness_commits)
+    kept = await agit.off_loop(still_on, project, made, run.info.feature_branch)
+    with run.store.editing() as state:
+        record(state, found_now)
+        state.harness_commits = kept
         state.dismissed_checkpoints = [*state.dismissed_checkpoints, checkpoint.id]
 
     approved_layout = run.state.sandbox_layout

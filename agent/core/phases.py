@@ -49,7 +49,7 @@ def advance(state: AgentState, target: Phase, reason: str = "") -> AgentState:
     """Return ``state`` moved to ``target`` with the move recorded (``state`` is not changed).
 
     The move's other changes are made on the state before (typed, see
-    :meth:`agent.core.orchestrator.Run.moving`), so that both are one write.
+    :meth:`agent.core.run_state.StateStore.moving`), so that both are one write.
 
     Raises:
         TransitionError: the table does not allow the move.

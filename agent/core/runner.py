@@ -7,7 +7,8 @@ orchestrator and the stages do not import each other.
 from __future__ import annotations
 
 from agent.core import phases
-from agent.core.orchestrator import Outcome, Run, StopRun
+from agent.core.desk import StopRun
+from agent.core.orchestrator import Outcome, Run
 from agent.core.stages import HANDLERS
 from common.errors import HarnessError, ProjectBrokenError
 from common.schemas.agent_state import Phase
@@ -24,11 +25,11 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
         except StopRun as stop:
             return "stopped", str(stop)
         except ProjectBrokenError as e:
-            with run.moving(Phase.FAILED, f"the project is broken: {e}") as state:
+            with run.store.moving(Phase.FAILED, f"the project is broken: {e}") as state:
                 state.failure = str(e)
                 state.broken = True
         except HarnessError as e:
-            with run.moving(Phase.FAILED, f"error in {run.state.phase.value}: {e}") as state:
+            with run.store.moving(Phase.FAILED, f"error in {run.state.phase.value}: {e}") as state:
                 state.failure = str(e)
     if run.state.phase is Phase.DONE:
         return "done", ""

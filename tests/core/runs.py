@@ -37,7 +37,7 @@ def make_run(tmp_path: Path) -> Run:
     spec_file.write_text("# spec\n")
     spec = AgentSpec(spec_file=spec_file, project_dir=project, target_branch="main")
     files = WorkspaceFiles(prepare_workspace(spec))
-    return Run(
+    return Run.create(
         files=files,
         info=load_info(files.root),
         state=AgentState(),

@@ -29,7 +29,7 @@ async def test_code_marked_binary_by_the_model_is_shown_at_issue_closure(tmp_pat
     sh_git(project, "add", "a.py", ".gitattributes")
     sh_git(project, "commit", "-q", "-m", "feat(#1): more")
     last = sh_git(project, "rev-parse", "HEAD")
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.phase = Phase.ISSUE_CLOSURE
         state.issue = IssueWork(iid=1, commits=[first, last])
 

@@ -145,7 +145,7 @@ async def test_the_agent_undoes_a_forged_decision_found_on_resume(run: Run) -> N
     async def build(checkpoint_id: str) -> Checkpoint:
         raise AssertionError("the pending checkpoint is resumed, not rebuilt")
 
-    asking = asyncio.create_task(run.ask(CheckpointType.MR_PHASE_TRANSITION, build))
+    asking = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build))
     await until(lambda: checkpoints.pending(run.files) is not None)
     assert "forgery attempt:" in logged(run)
     await asyncio.to_thread(answer.approve, run.files.root, None, None)
@@ -162,7 +162,7 @@ async def test_auto_accept_set_by_editing_the_workspace_file_is_ignored(run: Run
     async def build(checkpoint_id: str) -> Checkpoint:
         return transition(checkpoint_id)
 
-    asking = asyncio.create_task(run.ask(CheckpointType.MR_PHASE_TRANSITION, build))
+    asking = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build))
     await until(lambda: checkpoints.pending(run.files) is not None)
     assert "forgery attempt: auto-accept switched on without a valid MAC" in logged(run)
     await asyncio.to_thread(answer.approve, run.files.root, None, None)
@@ -176,18 +176,18 @@ async def test_auto_accept_switched_by_a_client_decides_signed(run: Run) -> None
     async def build(checkpoint_id: str) -> Checkpoint:
         return transition(checkpoint_id)
 
-    decided = await asyncio.wait_for(run.ask(CheckpointType.MR_PHASE_TRANSITION, build), 10)
+    decided = await asyncio.wait_for(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build), 10)
     assert decided.decision is not None and decided.decision.decided_by == "auto-accept"
     shown = decided.model_copy(update={"status": "pending", "decision": None})
-    assert decision_mac.decision_problem(run.decision_key, run.files.root, shown, decided) is None
+    assert (
+        decision_mac.decision_problem(run.desk.decision_key, run.files.root, shown, decided) is None
+    )
 
 
 def test_an_older_auto_accept_setting_put_back_is_refused(run: Run) -> None:
     on = set_auto_accept(run.files.root, True)
-    run.info = on
-    assert run.auto_accept_on() is True
-    run.info = set_auto_accept(run.files.root, False)
-    assert run.auto_accept_on() is False
-    run.info = on  # the model wrote the earlier, signed "on" back
-    assert run.auto_accept_on() is False
+    assert run.desk.auto_accept_on(on) is True
+    assert run.desk.auto_accept_on(set_auto_accept(run.files.root, False)) is False
+    # the model wrote the earlier, signed "on" back
+    assert run.desk.auto_accept_on(on) is False
     assert "older auto-accept setting" in logged(run)

@@ -10,9 +10,11 @@ import pytest
 from agent.core import orchestrator
 from agent.core.endpoint_meter import MAX_UNCLAIMED, EndpointMeter, EndpointSpend
 from agent.core.endpoint_usage import Usage
+from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
 from agent.core.policy.audit import read_counts, record_endpoint_refusal, status_line
 from agent.core.project_env import ProjectEnv
+from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult, with_endpoint
 from common.errors import ModelEndpointError
 from common.paths import WorkspaceFiles
@@ -145,7 +147,7 @@ async def test_a_failed_session_still_pays_for_what_the_endpoint_forwarded(tmp_p
 
     spec = AgentSpec(spec_file=tmp_path / "s.md", project_dir=tmp_path, target_branch="main")
     (tmp_path / "ws").mkdir()
-    run = orchestrator.Run(
+    run = orchestrator.Run.create(
         files=WorkspaceFiles(tmp_path / "ws"),
         info=WorkspaceInfo(spec=spec, spec_slug="s", feature_branch="feature/s"),
         state=AgentState(),
@@ -203,27 +205,19 @@ def test_past_the_budget_left_for_the_session_every_request_is_refused() -> None
 
 
 def test_the_budget_left_for_a_session_is_the_cost_budget_less_the_spend(tmp_path: Path) -> None:
-    spec = AgentSpec(
-        spec_file=tmp_path / "s.md",
-        project_dir=tmp_path,
-        target_branch="main",
-        budgets=Budgets(cost_usd=1.0),
-    )
-    run = orchestrator.Run(
-        files=WorkspaceFiles(tmp_path / "ws"),
-        info=WorkspaceInfo(spec=spec, spec_slug="s", feature_branch="feature/s"),
-        state=AgentState(spend=Spend(cost_usd=0.75)),
-        tracker=None,  # type: ignore[arg-type]  # sessions never touch it
-        sessions=SessionConfig(project_dir=tmp_path, model=None),
-        log=AgentLog(io.StringIO()),
-        project_env=ProjectEnv("PATH", None),
-    )
-    assert run.budgeted_sessions().cost_limit_usd == pytest.approx(0.25)
-    run.state = AgentState(spend=Spend(cost_usd=3.0))
-    assert run.budgeted_sessions().cost_limit_usd == 0.0
-    unlimited = spec.model_copy(update={"budgets": Budgets()})
-    run.info = WorkspaceInfo(spec=unlimited, spec_slug="s", feature_branch="feature/s")
-    assert run.budgeted_sessions() is run.sessions
+    (tmp_path / "ws").mkdir()
+    log = AgentLog(io.StringIO())
+    store = StateStore(WorkspaceFiles(tmp_path / "ws"), AgentState(spend=Spend(cost_usd=0.75)), log)
+    config = SessionConfig(project_dir=tmp_path, model=None)
+    ledger = Ledger(store, log, Budgets(cost_usd=1.0))
+    assert ledger.budgeted(config).cost_limit_usd == pytest.approx(0.25)
+    store.state = AgentState(spend=Spend(cost_usd=3.0))
+    assert ledger.budgeted(config).cost_limit_usd == 0.0
+    store.state = AgentState(spend=Spend(cost_usd=3.0), budgets=Budgets(cost_usd=5.0))
+    assert ledger.budgeted(config).cost_limit_usd == pytest.approx(2.0)  # raised by a person
+    assert Ledger(store, log, Budgets()).budgeted(config) is not config  # the raised one holds
+    unlimited = Ledger(StateStore(store.files, AgentState(), log), log, Budgets())
+    assert unlimited.budgeted(config) is config
 
 
 def test_each_entrance_is_charged_only_its_own_windows_requests() -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from agent.control import answer
 from agent.core import integrity
-from agent.core.orchestrator import Run, StopRun
+from agent.core.desk import StopRun
+from agent.core.orchestrator import Run
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.workspace import checkpoints
 from tests.core.runs import logged, make_run, sh_git
@@ -22,8 +23,11 @@ def run(tmp_path: Path) -> Run:
     sh_git(project, "checkout", "-q", "-b", run.info.feature_branch)
     sh_git(project, "commit", "-q", "--allow-empty", "-m", "feat(#1): one")
     sha = sh_git(project, "rev-parse", "HEAD")
-    with run.editing() as state:
-        integrity.record(run, state)
+    recorded = integrity.Record(
+        integrity.config_text(project), integrity.head_of(project, run.spec.target_branch), None
+    )
+    with run.store.editing() as state:
+        integrity.record(state, recorded)
         state.harness_commits = [sha]
     return run
 
@@ -48,22 +52,22 @@ async def test_nothing_changed_means_no_checkpoint(run: Run) -> None:
     assert checkpoints.current(run.files) is None
 
 
-def test_a_planted_hook_path_and_push_rewrite_show_as_a_config_diff(run: Run) -> None:
+async def test_a_planted_hook_path_and_push_rewrite_show_as_a_config_diff(run: Run) -> None:
     project = run.spec.project_dir
     sh_git(project, "config", "core.hooksPath", "/tmp/evil-hooks")
     sh_git(project, "config", "url.http://127.0.0.1:9/.pushInsteadOf", "https://gitlab.example/")
-    found = integrity.problems(run)
+    found = await integrity.problems(run)
     assert found[0] == ".git/config changed during the session:"
     assert any("+\thooksPath = /tmp/evil-hooks" in line for line in found)
     assert any("pushInsteadOf" in line for line in found)
 
 
-def test_a_removed_harness_commit_and_a_moved_target_are_named(run: Run) -> None:
+async def test_a_removed_harness_commit_and_a_moved_target_are_named(run: Run) -> None:
     project = run.spec.project_dir
     made = run.state.harness_commits[0]
     sh_git(project, "reset", "-q", "--hard", "HEAD~1")
     sh_git(project, "update-ref", "refs/heads/main", made)
-    found = integrity.problems(run)
+    found = await integrity.problems(run)
     assert found == [
         f"commit {made[:12]} made by the harness is no longer on {run.info.feature_branch}",
         f"target branch main moved from {run.state.target_head[:12]} to {made[:12]}",  # type: ignore[index]
@@ -76,7 +80,7 @@ async def test_a_change_stops_at_a_checkpoint_and_approval_records_the_new_state
     sh_git(run.spec.project_dir, "config", "core.fsmonitor", "/tmp/evil")
     await pending_guard(run, decide=True)
     assert run.state.git_config is not None and "fsmonitor" in run.state.git_config
-    assert integrity.problems(run) == []
+    assert await integrity.problems(run) == []
     assert "integrity check before issue_closure" in logged(run)
 
 

@@ -26,7 +26,7 @@ async def test_a_stale_verdict_is_applied_and_what_was_kept_out_is_recorded(
     project = run.spec.project_dir
     (project / "ok.py").write_text("ok\n")
     (project / "cr\rname.py").write_text("hostile\n")
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.phase = Phase.CODING
         state.issue = IssueWork(iid=1)
     kept = "cr\\rname.py (its name has a control, bidi or invisible character)"
@@ -38,7 +38,7 @@ async def test_a_stale_verdict_is_applied_and_what_was_kept_out_is_recorded(
         kept_out=[kept],
         commit_message="feat(#1): resumed\n\nHarness-Session: 1/1\n",
     )
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.work().verdict = verdict
 
     await coding._apply(run, verdict)

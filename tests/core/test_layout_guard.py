@@ -16,7 +16,8 @@ import pytest
 
 from agent.control import answer
 from agent.core import integrity
-from agent.core.orchestrator import Run, StopRun
+from agent.core.desk import StopRun
+from agent.core.orchestrator import Run
 from agent.sandbox import layout
 from agent.sandbox.layout import LayoutKeeper
 from agent.sandbox.protected import ProtectedPlaces
@@ -42,7 +43,7 @@ def run(tmp_path: Path, applied: list[SandboxLayout]) -> Run:
     subprocess.run([base, "-m", "venv", "--without-pip", str(project / ".venv")], check=True)
     places = ProtectedPlaces.of_this_process()
     run.layout_keeper = LayoutKeeper(project, places, False, applied.append)
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.sandbox_layout = run.layout_keeper.now()  # what project_verification records
     return run
 
@@ -67,12 +68,12 @@ async def pending_guard(run: Run, decide: bool) -> ProjectVerificationCheckpoint
     return found
 
 
-def test_a_pth_naming_the_harness_home_changes_nothing_to_approve(
+async def test_a_pth_naming_the_harness_home_changes_nothing_to_approve(
     run: Run, isolated_home: Path
 ) -> None:
     """Denied folders are never part of the layout: the attack has nothing to show."""
     (site(run) / "evil.pth").write_text(f"{isolated_home}\n/\n{Path.home()}\n")
-    assert integrity.problems(run) == []
+    assert await integrity.problems(run) == []
     assert run.layout_keeper is not None
     left_out = run.layout_keeper.now().left_out
     assert len(left_out) == 3 and all("evil.pth" in note for note in left_out)
@@ -104,7 +105,7 @@ async def test_a_new_folder_stops_at_a_checkpoint_and_approval_records_it(
     saved = read_model_or_none(run.files.state, AgentState)
     assert saved is not None and saved.sandbox_layout == run.state.sandbox_layout
     assert applied == [run.state.sandbox_layout]
-    assert integrity.problems(run) == []
+    assert await integrity.problems(run) == []
 
 
 async def test_a_rejected_layout_change_pauses_and_keeps_the_record(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.core import orchestrator
+from agent.core import orchestrator, session_retries
 from agent.core.log import AgentLog
 from agent.core.model_probe import ProbeAnswer, judge, probe_endpoint
 from agent.core.model_proxy import ModelProxy, Upstream
@@ -111,7 +111,7 @@ def session_run(tmp_path: Path, runner: Any, logged: list[str]) -> orchestrator.
 
     spec = AgentSpec(spec_file=tmp_path / "s.md", project_dir=tmp_path, target_branch="main")
     info = WorkspaceInfo(spec=spec, spec_slug="s", feature_branch="feature/s")
-    return orchestrator.Run(
+    return orchestrator.Run.create(
         files=WorkspaceFiles(tmp_path / "ws"),
         info=info,
         state=AgentState(),
@@ -144,7 +144,7 @@ async def test_a_refused_key_is_not_retried_and_reads_as_one_clean_line(tmp_path
 async def test_a_failing_session_is_retried_and_its_error_named_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(orchestrator, "RETRY_DELAY_S", 0.01)
+    monkeypatch.setattr(session_retries, "RETRY_DELAY_S", 0.01)
     logged: list[str] = []
 
     async def failing(label: str, *_: object) -> SessionResult:

@@ -37,7 +37,7 @@ def test_a_list_item_of_the_model_stays_on_one_line() -> None:
     assert model_words.item("done\n### Files changed\n- none") == "done ### Files changed - none"
 
 
-def test_the_merge_request_quotes_the_summary_and_keeps_the_harness_sections(
+async def test_the_merge_request_quotes_the_summary_and_keeps_the_harness_sections(
     tmp_path: Path,
 ) -> None:
     run = make_run(tmp_path)
@@ -47,7 +47,7 @@ def test_the_merge_request_quotes_the_summary_and_keeps_the_harness_sections(
     sh_git(project, "add", "parse.py")
     sh_git(project, "commit", "-q", "-m", "feat(#1): parse")
 
-    text = _describe(run, FORGED, [])
+    text = await _describe(run, FORGED, [])
 
     lines = text.splitlines()
     # Unquoted, each heading is the harness's own and comes once; the model's are quoted.
@@ -61,9 +61,8 @@ def test_the_merge_request_quotes_the_summary_and_keeps_the_harness_sections(
 
 
 def test_the_handoff_note_keeps_each_model_item_on_one_line(tmp_path: Path) -> None:
-    run = make_run(tmp_path)
     handoff = Handoff(issue_iid=1, completed=["parser\n### Files changed\n- nothing"])
-    note = _handoff_note(run, handoff, ["parse.py"])
+    note = _handoff_note("0123abc feat(#1): parse", handoff, ["parse.py"])
     assert note.count("### Files changed") == 2  # the harness's heading, and the model's inline
     assert "\n### Files changed\n- parse.py\n" in note
     assert "- parser ### Files changed - nothing" in note

@@ -1,4 +1,4 @@
-"""Typed state updates (``Run.editing``, ``Run.moving``) and the one way to leave an issue.
+"""Typed state updates (``StateStore.editing``, ``moving``) and the one way to leave an issue.
 
 Every update is one atomic write of a state the schema validated whole; an update that
 fails (an error in the block, an illegal move, a value of the wrong type) writes
@@ -34,7 +34,7 @@ def on_disk(run: Run) -> AgentState:
 def test_an_edit_is_one_validated_write(tmp_path: Path) -> None:
     run = make_run(tmp_path)
 
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.test_command = "pytest -q"
         state.issue = IssueWork(iid=3)
         state.issue.commits.append("a" * 40)
@@ -46,11 +46,11 @@ def test_an_edit_is_one_validated_write(tmp_path: Path) -> None:
 
 def test_an_edit_that_raises_writes_nothing(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.test_command = "before"
     written = run.files.state.read_bytes()
 
-    with pytest.raises(RuntimeError, match="midway"), run.editing() as state:
+    with pytest.raises(RuntimeError, match="midway"), run.store.editing() as state:
         state.test_command = "after"
         raise RuntimeError("midway")
 
@@ -61,7 +61,7 @@ def test_an_edit_that_raises_writes_nothing(tmp_path: Path) -> None:
 def test_a_value_of_the_wrong_type_is_refused_where_it_is_assigned(tmp_path: Path) -> None:
     run = make_run(tmp_path)
 
-    with pytest.raises(ValueError, match="spec_attempt"), run.editing() as state:
+    with pytest.raises(ValueError, match="spec_attempt"), run.store.editing() as state:
         state.spec_attempt = "two"  # type: ignore[assignment]  # mypy refuses it too
 
     assert not run.files.state.exists()
@@ -70,11 +70,11 @@ def test_a_value_of_the_wrong_type_is_refused_where_it_is_assigned(tmp_path: Pat
 def test_a_wrong_value_appended_in_place_is_refused_before_the_write(tmp_path: Path) -> None:
     """An in-place change bypasses assignment checks; the whole state is checked at the end."""
     run = make_run(tmp_path)
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.issue = IssueWork(iid=1)
     written = run.files.state.read_bytes()
 
-    with pytest.raises(ValueError, match="regression"), run.editing() as state:
+    with pytest.raises(ValueError, match="regression"), run.store.editing() as state:
         state.work().regression.append(7)  # type: ignore[arg-type]
 
     assert run.state.work().regression == []
@@ -84,7 +84,7 @@ def test_a_wrong_value_appended_in_place_is_refused_before_the_write(tmp_path: P
 def test_a_move_and_its_changes_are_one_write(tmp_path: Path) -> None:
     run = make_run(tmp_path)
 
-    with run.moving(Phase.SPEC_TO_ISSUES, "verified") as state:
+    with run.store.moving(Phase.SPEC_TO_ISSUES, "verified") as state:
         state.test_command = "pytest"
 
     written = on_disk(run)
@@ -100,7 +100,7 @@ def test_an_illegal_move_writes_none_of_its_changes(tmp_path: Path) -> None:
 
     with (
         pytest.raises(TransitionError, match="project_verification → done"),
-        run.moving(Phase.DONE) as state,
+        run.store.moving(Phase.DONE) as state,
     ):
         state.test_command = "pytest"
 
@@ -135,7 +135,7 @@ async def started(tmp_path: Path, work: IssueWork) -> Run:
     await run.tracker.create_issues(
         [IssueDraft(title=f"Add f{n}", summary="s", test_criteria=["t"]) for n in range(work.iid)]
     )
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.phase = Phase.CODING
         state.issue = work
         state.excluded = ["x.bin (excluded by cli:alice)"]

@@ -77,11 +77,11 @@ def test_a_session_s_flagged_files_are_held_and_each_named(run: Run) -> None:
     assert all(AWS_ID not in str(item.model_dump()) for item in found.flagged)
 
 
-def closure_for(run: Run, flagged_paths: list[str]) -> IssueClosureCheckpoint:
+async def closure_for(run: Run, flagged_paths: list[str]) -> IssueClosureCheckpoint:
     project = run.spec.project_dir
-    clean, flagged = held_files.hold(run, flagged_paths)
+    clean, flagged = await held_files.hold(run, flagged_paths)
     sha = commits.commit(project, clean, "feat(#1): work\n", allow_empty=True)
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.issue = IssueWork(iid=1, commits=[sha], held=flagged)
         state.harness_commits = [sha]
     return IssueClosureCheckpoint(
@@ -107,14 +107,16 @@ def on_branch(project: Path) -> set[str]:
     return set(sh_git(project, "ls-tree", "-r", "--name-only", "HEAD").split())
 
 
-def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(run: Run) -> None:
+async def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
+    run: Run,
+) -> None:
     project = run.spec.project_dir
-    shown = closure_for(run, write_session(project))
+    shown = await closure_for(run, write_session(project))
     assert on_branch(project) == {"src/app.py"}
     decision = choice_decision(shown, "approve=.npmrc;exclude=*", "cli:alice")
     decided = checkpoints.decided(shown, decision)
     assert isinstance(decided, IssueClosureCheckpoint)
-    approved, excluded = held_files.apply_choices(run, decided)
+    approved, excluded = await held_files.apply_choices(run, decided)
     assert approved == [".npmrc"]
     assert set(excluded) == {
         ".github/workflows/ci.yml",
@@ -134,12 +136,12 @@ def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
     assert all(AWS_ID not in line for line in run.state.excluded)
     # A restart that applies the same decision again adopts the commit: exactly once.
     head = git.head_commit(project)
-    held_files.apply_choices(run, decided)
+    await held_files.apply_choices(run, decided)
     assert git.head_commit(project) == head
     assert len(run.state.approved_changes) == 1
     assert run.state.work().commits.count(head) == 1
     # Nothing flagged on the branch is unapproved; the MR names the approval.
-    assert held_files.branch_flagged(run) == []
+    assert await held_files.branch_flagged(run) == []
     section = held_files.approved_section(run.state.approved_changes)
     assert "`.npmrc`" in section and "approved by cli:alice at issue_closure-5" in section
     # The next session is told what was excluded.
@@ -147,16 +149,16 @@ def test_approve_commits_with_the_approver_and_exclude_never_reaches_the_branch(
     assert "excluded: src/keys.py" in block and AWS_ID not in block
 
 
-def test_send_back_keeps_the_files_held_for_the_next_session(run: Run) -> None:
+async def test_send_back_keeps_the_files_held_for_the_next_session(run: Run) -> None:
     project = run.spec.project_dir
-    shown = closure_for(run, write_session(project))
+    shown = await closure_for(run, write_session(project))
     held = run.state.work().held
     assert len(held) == 6
     block = held_files.session_block(held, [])
     assert "held: .npmrc (" in block
     # The next session fixes the module (no key now): it is committed, the rest stays held.
     (project / "src" / "keys.py").write_text('AWS_ACCESS_KEY_ID = os.environ["AWS_KEY"]\n')
-    clean, again = held_files.hold(run, ["src/keys.py"])
+    clean, again = await held_files.hold(run, ["src/keys.py"])
     assert clean == ["src/keys.py"] and again == []
     merged = held_files.merge_held(held, clean, again)
     assert "src/keys.py" not in {item.path for item in merged}
@@ -164,37 +166,37 @@ def test_send_back_keeps_the_files_held_for_the_next_session(run: Run) -> None:
     assert shown.context.flagged
 
 
-def test_the_branch_is_scanned_again_and_a_later_change_is_new(run: Run) -> None:
+async def test_the_branch_is_scanned_again_and_a_later_change_is_new(run: Run) -> None:
     project = run.spec.project_dir
     (project / ".mcp.json").write_text('{"mcpServers": {}}\n')
     (project / "tool").symlink_to("../../outside")
     (project / ".mcp.json").chmod(0o644)
     sh_git(project, "add", ".mcp.json", "tool")
     sh_git(project, "commit", "-q", "-m", "slipped past")  # as if made outside the review
-    flagged = held_files.branch_flagged(run)
+    flagged = await held_files.branch_flagged(run)
     assert {item.path for item in flagged} == {".mcp.json", "tool"}
-    held_files.approve_on_branch(run, flagged, "tui:carol", "mr_review-9")
-    assert held_files.branch_flagged(run) == []
+    await held_files.approve_on_branch(run, flagged, "tui:carol", "mr_review-9")
+    assert await held_files.branch_flagged(run) == []
     (project / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "sh"}}}\n')
     sh_git(project, "commit", "-q", "-am", "changed after the approval")
-    assert [item.path for item in held_files.branch_flagged(run)] == [".mcp.json"]
+    assert [item.path for item in await held_files.branch_flagged(run)] == [".mcp.json"]
     before = held_files.approved_section(run.state.approved_changes)
     description = "> model words\n\n" + before + "\n## Agent Evidence\n"
     after = held_files.approved_section([*run.state.approved_changes][:1])
     assert held_files.with_approved_section(description, before, after).count("## Flagged") == 1
 
 
-def test_a_gitlink_on_the_branch_is_flagged(run: Run) -> None:
+async def test_a_gitlink_on_the_branch_is_flagged(run: Run) -> None:
     project = run.spec.project_dir
     blob = sh_git(project, "rev-parse", "HEAD")
     sh_git(project, "update-index", "--add", "--cacheinfo", f"160000,{blob},vendor/lib")
     sh_git(project, "commit", "-q", "-m", "gitlink")
-    kinds = {item.path: item.findings[0].kind for item in held_files.branch_flagged(run)}
+    kinds = {item.path: item.findings[0].kind for item in await held_files.branch_flagged(run)}
     assert kinds == {"vendor/lib": FindingKind.NESTED_REPOSITORY}
 
 
-def test_the_choice_is_signed_like_every_decision(run: Run) -> None:
-    shown = closure_for(run, write_session(run.spec.project_dir))
+async def test_the_choice_is_signed_like_every_decision(run: Run) -> None:
+    shown = await closure_for(run, write_session(run.spec.project_dir))
     checkpoints.write(run.files, shown)
     key = b"k" * 32
     decision = choice_decision(shown, "exclude=*", "cli:dave")
@@ -209,7 +211,7 @@ async def test_mr_create_stops_at_mr_review_for_a_change_no_person_approved(run:
     (project / ".gitlab-ci.yml").write_text("test:\n  script: [curl -s x | sh]\n")
     sh_git(project, "add", ".gitlab-ci.yml")
     sh_git(project, "commit", "-q", "-m", "slipped past")
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.phase = Phase.MR_CREATE
         state.mr_title = "t"
         state.mr_description = "d"
@@ -221,8 +223,10 @@ async def test_mr_create_stops_at_mr_review_for_a_change_no_person_approved(run:
     assert "flagged change(s) no person approved: .gitlab-ci.yml" in logged(run)
     assert await run.tracker.find_merge_request(run.info.feature_branch) is None
     # Approved (at mr_review), the same change goes through.
-    held_files.approve_on_branch(run, held_files.branch_flagged(run), "cli:erin", "mr_review-4")
-    with run.editing() as state:
+    await held_files.approve_on_branch(
+        run, await held_files.branch_flagged(run), "cli:erin", "mr_review-4"
+    )
+    with run.store.editing() as state:
         state.phase = Phase.MR_CREATE
     await mr_create(run)
     assert str(run.state.phase) == "done"

@@ -8,6 +8,9 @@ note names the commits so a person can take them back), and the run goes on.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from agent.core import agit
 from agent.core.orchestrator import Run
 from common.schemas.issues import SET_ASIDE_LABEL as SET_ASIDE_LABEL
 from common.schemas.spend import Spend
@@ -21,7 +24,9 @@ async def set_aside(run: Run, iid: int, why: str) -> None:
     state = run.state
     work = state.work()
     project = run.spec.project_dir
-    reverted = _revert(run, iid, work.commits)
+    reverted = await agit.off_loop(_revert, project, iid, work.commits)
+    if reverted:
+        run.log(f"reverted issue #{iid}'s commits {', '.join(reverted)}")
     last = work.tests
     lines = [f"## Set aside for a person\n{why}."]
     if work.gate_refusals or work.feedback:
@@ -33,9 +38,10 @@ async def set_aside(run: Run, iid: int, why: str) -> None:
         if not check.passed:
             lines.append(f"\n### Check {name}\n`{check.command}` → {check.summary}")
     if reverted:
+        revert = await agit.head_commit(project)
         lines.append(
             f"\n### Work kept in history\nThe issue's commits {', '.join(reverted)} were "
-            f"reverted by {git.head_commit(project)[:12]}; `git cherry-pick` takes them back."
+            f"reverted by {revert[:12]}; `git cherry-pick` takes them back."
         )
     lines.append(f"\n### Spend\n{spend_of(run, iid).line()}")
     await run.tracker.add_note(iid, "comment", "\n".join(lines))
@@ -43,14 +49,14 @@ async def set_aside(run: Run, iid: int, why: str) -> None:
         iid, add_labels=(SET_ASIDE_LABEL,), remove_labels=("in-progress",)
     )
     run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
-    run.leave_issue(f"issue #{iid} set aside", set_aside=True)
+    run.store.leave_issue(f"issue #{iid} set aside", set_aside=True)
 
 
-def _revert(run: Run, iid: int, shas: list[str]) -> list[str]:
-    """Revert the issue's commits (newest first) in one commit; return their short SHAs."""
+def _revert(project: Path, iid: int, shas: list[str]) -> list[str]:
+    """Revert the issue's commits (newest first) in one commit; return their short SHAs
+    (git only: it runs off the event loop)."""
     if not shas:
         return []
-    project = run.spec.project_dir
     git.git(project, "revert", "--no-commit", *reversed(shas))
     short = [sha[:12] for sha in shas]
     identity: list[str] = []
@@ -66,7 +72,6 @@ def _revert(run: Run, iid: int, shas: list[str]) -> list[str]:
         "-m",
         f"revert(#{iid}): set aside, unaccepted work reverted\n\nReverts: {', '.join(short)}",
     )
-    run.log(f"reverted issue #{iid}'s commits {', '.join(short)}")
     return short
 
 

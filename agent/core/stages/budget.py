@@ -91,22 +91,22 @@ async def guard(run: Run) -> Verdict:
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.BUDGET_REACHED, build)
+    checkpoint = await run.desk.ask(CheckpointType.BUDGET_REACHED, build)
     decision = checkpoint.decision
     assert isinstance(decision, BudgetDecision)
     if not decision.approved:
-        raise run.pause(checkpoint)
+        raise run.desk.pause(checkpoint)
     match decision.action:
         case BudgetAction.RAISE:
             new = raised(budgets, decision, spend)
-            with run.editing() as state:
+            with run.store.editing() as state:
                 state.budgets = new
             run.log(f"budget raised: {limits_line(new)}")
             return "go_on"
         case BudgetAction.MERGE_REQUEST:
-            with run.editing() as state:
+            with run.store.editing() as state:
                 state.wrap_up = True
 
             return "wrap_up"
         case BudgetAction.STOP:
-            raise run.pause(checkpoint)
+            raise run.desk.pause(checkpoint)

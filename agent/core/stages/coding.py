@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from agent.core import (
+    agit,
     closure_changes,
     commits,
     diff_excerpt,
@@ -20,8 +21,9 @@ from agent.core import (
     prompts,
     trace,
 )
+from agent.core.desk import StopRun
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
-from agent.core.orchestrator import Run, StopRun
+from agent.core.orchestrator import Run
 from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
@@ -101,11 +103,11 @@ async def issue_selection(run: Run) -> None:
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.ISSUE_SELECTION, build)
+    checkpoint = await run.desk.ask(CheckpointType.ISSUE_SELECTION, build)
     decision = checkpoint.decision
     assert isinstance(decision, SelectionDecision)
     if not decision.approved or decision.issue_iid is None:
-        raise run.pause(checkpoint)
+        raise run.desk.pause(checkpoint)
     iid = decision.issue_iid
     await run.tracker.update_issue(iid, add_labels=("in-progress",))
     faultpoints.reached("issue_selection.labelled")
@@ -114,7 +116,7 @@ async def issue_selection(run: Run) -> None:
     # become "before".
     work = started if started is not None and started.iid == iid else IssueWork(iid=iid)
     baseline = work.baseline if work.baseline is not None else await run.tests()
-    with run.moving(Phase.CODING, f"issue #{iid}") as state:
+    with run.store.moving(Phase.CODING, f"issue #{iid}") as state:
         work = work.model_copy(deep=True)
         work.baseline = baseline
         work.feedback = None
@@ -134,7 +136,7 @@ async def _set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
         await run.tracker.update_issue(iid, add_labels=(SET_ASIDE_LABEL,))
         run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
         if iid not in run.state.set_aside:
-            with run.editing() as state:
+            with run.store.editing() as state:
                 state.set_aside = [*state.set_aside, iid]
     return bool(found.stuck)
 
@@ -149,8 +151,8 @@ async def coding_session(run: Run) -> None:
     work = state.work()
     iid = work.iid
     project = run.spec.project_dir
-    if git.current_branch(project) != run.info.feature_branch:
-        git.git(project, "checkout", run.info.feature_branch)
+    if await agit.current_branch(project) != run.info.feature_branch:
+        await agit.git(project, "checkout", run.info.feature_branch)
     if work.verdict is not None:
         run.log(f"resuming: applying the verdict on session {work.verdict.session}")
         await _apply(run, work.verdict)
@@ -164,12 +166,14 @@ async def coding_session(run: Run) -> None:
         await _wrap_up(run, iid)
         return
     if work.pre_session_dirty is None:
-        with run.editing() as draft:
-            draft.work().pre_session_dirty = git.changed_files(project)
+        dirty = await agit.changed_files(project)
+        with run.store.editing() as draft:
+            draft.work().pre_session_dirty = dirty
             draft.work().pre_session_started_ns = time.time_ns()
     dirty_before = set(run.state.work().pre_session_dirty or [])
     issue = await run.tracker.get_issue(iid)
     notes = "\n\n".join(f"[{n.kind}] {n.body}" for n in issue.notes) or "(none)"
+    git_log = await agit.git(project, "log", "--oneline", "-10")
     reports, result = await run.session(
         f"coding #{iid} (session {work.sessions + 1})",
         "coding",
@@ -180,7 +184,7 @@ async def coding_session(run: Run) -> None:
         notes=notes,
         feature_branch=run.info.feature_branch,
         test_command=state.test_command or "(none)",
-        git_log=git.git(project, "log", "--oneline", "-10"),
+        git_log=git_log,
         feedback=prompts.feedback_block(work.feedback, work.feedback_source)
         + _kept_out_block(work.kept_out)
         + held_files.session_block(work.held, state.excluded),
@@ -189,13 +193,14 @@ async def coding_session(run: Run) -> None:
     faultpoints.reached("coding.session_ended")
     session_number = work.sessions + 1
 
-    changes = commits.session_changes(project, result.touched, dirty_before)
-    changes.kept_out.extend(_hidden_writes(project, run.state.work().pre_session_started_ns))
+    changes = await agit.session_changes(project, result.touched, dirty_before)
+    started_ns = run.state.work().pre_session_started_ns
+    changes.kept_out.extend(await agit.off_loop(_hidden_writes, project, started_ns))
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
     # Before anything is committed: a flagged file waits for a person (outbound review).
-    files, held = held_files.hold(run, changes.files)
-    new_files = set(files) & commits.untracked(project)
+    files, held = await held_files.hold(run, changes.files)
+    new_files = set(files) & await agit.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
     tests = await run.tests()
     blocking = blocking_failures(work.baseline, tests) if tests is not None else []
@@ -207,7 +212,7 @@ async def coding_session(run: Run) -> None:
     commit_message = None
     # Accepted work whose every file is held still gets its (empty) feat commit: the
     # issue's closure needs one, and the approved files follow in a commit of their own.
-    if files or (accepted and (not shas or _last_is_wip(project, shas))):
+    if files or (accepted and (not shas or await agit.off_loop(_last_is_wip, project, shas))):
         commit_message = commits.message(
             "feat" if accepted else "wip",
             iid,
@@ -218,11 +223,10 @@ async def coding_session(run: Run) -> None:
             session=session_number,
         )
     handoff = reports.handoff
-    if handoff is None and reports.done is None and result.turns >= run.sessions.max_turns:
-        handoff = _turns_handoff(iid, run.sessions.max_turns, files)
-        run.log(
-            f"the session used all {run.sessions.max_turns} turns; the harness writes its handoff"
-        )
+    max_turns = run.sessions.config.max_turns
+    if handoff is None and reports.done is None and result.turns >= max_turns:
+        handoff = _turns_handoff(iid, max_turns, files)
+        run.log(f"the session used all {max_turns} turns; the harness writes its handoff")
     refused_by = tests if blocking else next(iter(checks.values()), None)
     refusal = None
     if reports.done is not None and refused_by is not None:
@@ -236,7 +240,7 @@ async def coding_session(run: Run) -> None:
     if tests is not None and not run.spec.skip_regression:
         # The issue's own files (every session's), not just this one's: a test the issue
         # wrote in an earlier session and still fails is unfinished work, no regression.
-        issue_files = set(files) | new_files | _files_of(project, shas)
+        issue_files = set(files) | new_files | await agit.off_loop(_files_of, project, shas)
         regression = newly_failing(work.baseline, tests, issue_files)
         regression += fewer_passing(work.baseline, tests)
     verdict = SessionVerdict(
@@ -253,7 +257,7 @@ async def coding_session(run: Run) -> None:
         regression=regression,
         feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
     )
-    with run.editing() as draft:
+    with run.store.editing() as draft:
         draft.work().verdict = verdict
     faultpoints.reached("coding.tested")
     await _apply(run, verdict)
@@ -271,11 +275,13 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
     sha: str | None = None
     if verdict.commit_message is not None:
         since = run.spec.target_branch
-        sha = commits.find_session_commit(project, since, iid, verdict.session)
+        sha = await agit.find_session_commit(project, since, iid, verdict.session)
         if sha is not None:
             run.log(f"adopted {sha[:12]}: this session's commit, made before a restart")
         else:
-            sha = commits.commit(project, verdict.files, verdict.commit_message, allow_empty=True)
+            sha = await agit.commit(
+                project, verdict.files, verdict.commit_message, allow_empty=True
+            )
             subject = verdict.commit_message.splitlines()[0]
             run.log(f"committed {sha[:12]}: {subject} ({len(verdict.files)} file(s))")
             trace.commit(sha, verdict.commit_message, len(verdict.files))
@@ -284,21 +290,22 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
         run.log("the session changed no files")
     if verdict.handoff_json is not None:
         handoff = Handoff.model_validate_json(verdict.handoff_json)
-        await run.tracker.add_note(iid, "handoff", _handoff_note(run, handoff, verdict.files))
+        last = await agit.git(project, "log", "-1", "--format=%H %s")
+        await run.tracker.add_note(iid, "handoff", _handoff_note(last, handoff, verdict.files))
         faultpoints.reached("coding.noted")
     if verdict.regression:
-        with run.moving(Phase.REGRESSION_APPROVAL, "regression") as state:
+        with run.store.moving(Phase.REGRESSION_APPROVAL, "regression") as state:
             _record_session(state, verdict, sha).regression = verdict.regression
         return
     if not verdict.accepted:
         feedback = verdict.feedback or "The harness did not accept the issue as done."
         run.log(feedback.splitlines()[0])
-        with run.moving(Phase.CODING, "issue not done yet") as state:
+        with run.store.moving(Phase.CODING, "issue not done yet") as state:
             work = _record_session(state, verdict, sha)
             work.feedback = feedback
             work.feedback_source = "harness"
         return
-    with run.moving(Phase.ISSUE_CLOSURE, f"issue #{iid} passes the gates") as state:
+    with run.store.moving(Phase.ISSUE_CLOSURE, f"issue #{iid} passes the gates") as state:
         work = _record_session(state, verdict, sha)
         work.done_summary = verdict.done_summary
         work.feedback = None
@@ -336,9 +343,10 @@ async def issue_closure(run: Run) -> None:
         last = shas[-1]
         span = f"{shas[0]}~1..{last}"
         # Cut where the person is told, with the range that shows it whole (``--text``).
-        shown = diff_excerpt.excerpt(project, span) or DiffExcerpt(stat="", text="", range=span)
-        flagged = held_files.still_changed(project, work.held)
-        over_budget = held_files.over_budget(run, span)
+        excerpt = await agit.off_loop(diff_excerpt.excerpt, project, span)
+        shown = excerpt or DiffExcerpt(stat="", text="", range=span)
+        flagged = await agit.off_loop(held_files.still_changed, project, work.held)
+        over_budget = await held_files.over_budget(run, span)
         what_happened = [
             f"issue #{iid} implemented in {len(shas)} commit(s)",
             "the harness ran the test suite: " + (work.tests.summary if work.tests else "skipped"),
@@ -350,9 +358,11 @@ async def issue_closure(run: Run) -> None:
             )
         what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
         # Asked again after a person's reject: what the sessions since then changed.
-        changes = closure_changes.since_rejection(
-            project, checkpoints.history(run.files), iid, last
+        changes = await agit.off_loop(
+            closure_changes.since_rejection, project, checkpoints.history(run.files), iid, last
         )
+        commit_message = await agit.git(project, "log", "-1", "--format=%B", last)
+        names = await agit.git_bytes(project, "diff", "--name-only", "-z", span)
         if changes is not None:
             what_happened.append(since_rejection_summary(changes))
         return IssueClosureCheckpoint(
@@ -365,13 +375,8 @@ async def issue_closure(run: Run) -> None:
                 issue_iid=iid,
                 issue_title=issue.title,
                 commit_sha=last,
-                commit_message=git.git(project, "log", "-1", "--format=%B", last),
-                files_changed=[
-                    pathnames.shown(raw)
-                    for raw in git.split_nul(
-                        git.git_bytes(project, "diff", "--name-only", "-z", span)
-                    )
-                ],
+                commit_message=commit_message,
+                files_changed=[pathnames.shown(raw) for raw in git.split_nul(names)],
                 diff_stat=shown.stat,
                 diff=shown.text,
                 diff_range=span,
@@ -388,17 +393,17 @@ async def issue_closure(run: Run) -> None:
         )
 
     await integrity.guard(run, "before issue_closure")
-    checkpoint = await run.ask(CheckpointType.ISSUE_CLOSURE, build)
+    checkpoint = await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build)
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        with run.moving(Phase.CODING, "closure rejected") as state:
+        with run.store.moving(Phase.CODING, "closure rejected") as state:
             state.work().feedback = decision.reason or "The reviewer rejected the implementation."
             state.work().feedback_source = "human"
         return
     assert isinstance(checkpoint, IssueClosureCheckpoint)
     assert isinstance(decision, ClosureDecision)
-    approved, excluded = held_files.apply_choices(run, checkpoint)
+    approved, excluded = await held_files.apply_choices(run, checkpoint)
     work = run.state.work()
     commits_text = ", ".join(sha[:12] for sha in work.commits)
     chosen = ""
@@ -417,7 +422,7 @@ async def issue_closure(run: Run) -> None:
     faultpoints.reached("issue_closure.noted")
     await run.tracker.close_issue(iid)
     faultpoints.reached("issue_closure.closed")
-    run.leave_issue(f"issue #{iid} closed")
+    run.store.leave_issue(f"issue #{iid} closed")
 
 
 def _files_of(project: Path, shas: list[str]) -> set[str]:
@@ -544,12 +549,12 @@ def _to_merge_request(run: Run, closed: int, left: int) -> None:
     if closed == 0 and left > 0:
         which = ", ".join(f"#{iid}" for iid in aside) or "none"
         reason = f"no issue was finished: {left} left open (set aside: {which})"
-        run.fail(reason)
+        run.store.fail(reason)
         return
     reason = "every issue is closed" if not aside else f"{len(aside)} issue(s) set aside"
     if run.state.wrap_up:
         reason = "a budget was reached: on to the merge request with what is done"
-    run.move(Phase.MR_PHASE_TRANSITION, reason)
+    run.store.move(Phase.MR_PHASE_TRANSITION, reason)
 
 
 async def _wrap_up(run: Run, iid: int) -> None:
@@ -559,7 +564,7 @@ async def _wrap_up(run: Run, iid: int) -> None:
         await set_aside(run, iid, "a budget was reached before the issue was done")
         return
     await run.tracker.update_issue(iid, remove_labels=("in-progress",))
-    run.leave_issue("a budget was reached")
+    run.store.leave_issue("a budget was reached")
 
 
 def _check_iteration_budget(run: Run) -> None:
@@ -568,9 +573,8 @@ def _check_iteration_budget(run: Run) -> None:
         raise StopRun(f"max_iterations ({limit}) reached; `harness resume` continues")
 
 
-def _handoff_note(run: Run, handoff: Handoff, files: list[str]) -> str:
-    project = run.spec.project_dir
-    last = git.git(project, "log", "-1", "--format=%H %s")
+def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:
+    """The handoff note; ``last`` is the branch's last commit (``%H %s``)."""
 
     def bullets(items: list[str]) -> str:
         return "\n".join(f"- {model_words.item(item)}" for item in items) or "- (none)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import commits, prompts
+from agent.core import agit, commits, prompts
 from agent.core.orchestrator import Run
 from agent.core.outbound import facts, review
 from common.schemas.agent_state import AgentState
@@ -44,9 +44,11 @@ def secrets_of(run: Run) -> list[str]:
     return list(run.secrecy.secrets) if run.secrecy is not None else []
 
 
-def hold(run: Run, files: list[str]) -> tuple[list[str], list[FlaggedFile]]:
+async def hold(run: Run, files: list[str]) -> tuple[list[str], list[FlaggedFile]]:
     """The session's files to commit, and the ones held for a person (logged)."""
-    found = review.review_session(run.spec.project_dir, files, settings_of(run), secrets_of(run))
+    found = await agit.off_loop(
+        review.review_session, run.spec.project_dir, files, settings_of(run), secrets_of(run)
+    )
     for item in found.flagged:
         reasons = "; ".join(finding.reason for finding in item.findings)
         run.log(f"held for a person (outbound review): {item.path}: {reasons}")
@@ -89,7 +91,9 @@ def session_block(held: list[FlaggedFile], excluded: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[str], list[str]]:
+async def apply_choices(
+    run: Run, checkpoint: IssueClosureCheckpoint
+) -> tuple[list[str], list[str]]:
     """Commit the files a person approved (once: adopted by its trailer after a restart),
     record who approved what and what was excluded. Returns (approved, excluded) paths."""
     decision = checkpoint.decision
@@ -105,27 +109,28 @@ def apply_choices(run: Run, checkpoint: IssueClosureCheckpoint) -> tuple[list[st
     records: list[ApprovedChange] = []
     sha: str | None = None
     if approved:
-        sha = _approval_commit(run, checkpoint.id)
+        sha = await agit.off_loop(_approval_commit, project, run.spec.target_branch, checkpoint.id)
         if sha is None:
             text = _approval_message(iid, checkpoint.id, who, [flagged[p] for p in approved])
-            sha = commits.commit(project, approved, text, allow_empty=True)
+            sha = await agit.commit(project, approved, text, allow_empty=True)
             run.log(f"committed {sha[:12]}: {len(approved)} flagged file(s) {who} approved")
         else:
             run.log(f"adopted {sha[:12]}: the approved flagged files, committed before a restart")
+        blobs = await agit.off_loop(_blobs_of, project, sha, approved)
         records = [
             ApprovedChange(
                 path=path,
                 reasons=[finding.reason for finding in flagged[path].findings],
                 approved_by=decision.decided_by,
                 where=checkpoint.id,
-                blob=facts.blob_of(project, sha, path),
+                blob=blobs[path],
             )
             for path in approved
         ]
     excluded_lines = [f"{path} ({_reasons(flagged[path])}; excluded by {who})" for path in excluded]
     for line in excluded_lines:
         run.log(f"excluded by a person, never committed: {line}")
-    with run.editing() as state:
+    with run.store.editing() as state:
         _add_approved(state, records)
         state.excluded = list(dict.fromkeys([*state.excluded, *excluded_lines]))
         work = state.work()
@@ -145,11 +150,14 @@ def _add_approved(state: AgentState, records: list[ApprovedChange]) -> None:
     ]
 
 
-def _approval_commit(run: Run, checkpoint_id: str) -> str | None:
+def _approval_commit(project: Path, target_branch: str, checkpoint_id: str) -> str | None:
     """The commit of this checkpoint's approvals, if the harness made it already."""
-    return commits.commit_with_trailer(
-        run.spec.project_dir, run.spec.target_branch, APPROVAL_TRAILER, checkpoint_id
-    )
+    return commits.commit_with_trailer(project, target_branch, APPROVAL_TRAILER, checkpoint_id)
+
+
+def _blobs_of(project: Path, commit: str, paths: list[str]) -> dict[str, str | None]:
+    """Each path's blob in ``commit`` (git only: it runs off the event loop)."""
+    return {path: facts.blob_of(project, commit, path) for path in paths}
 
 
 def _approval_message(iid: int, checkpoint_id: str, who: str, items: list[FlaggedFile]) -> str:
@@ -166,9 +174,10 @@ def _reasons(item: FlaggedFile) -> str:
     return "; ".join(printable_line(finding.reason) for finding in item.findings)
 
 
-def branch_flagged(run: Run) -> list[FlaggedFile]:
+async def branch_flagged(run: Run) -> list[FlaggedFile]:
     """Every flagged change on the branch (target...HEAD) that no person approved."""
-    return review.review_branch(
+    return await agit.off_loop(
+        review.review_branch,
         run.spec.project_dir,
         run.spec.target_branch,
         "HEAD",
@@ -178,20 +187,22 @@ def branch_flagged(run: Run) -> list[FlaggedFile]:
     )
 
 
-def approve_on_branch(run: Run, items: list[FlaggedFile], who: str, where: str) -> None:
+async def approve_on_branch(run: Run, items: list[FlaggedFile], who: str, where: str) -> None:
     """Record the flagged changes a person approved with the merge request."""
-    project = run.spec.project_dir
+    blobs = await agit.off_loop(
+        _blobs_of, run.spec.project_dir, "HEAD", [item.path for item in items]
+    )
     records = [
         ApprovedChange(
             path=item.path,
             reasons=[finding.reason for finding in item.findings],
             approved_by=who,
             where=where,
-            blob=facts.blob_of(project, "HEAD", item.path),
+            blob=blobs[item.path],
         )
         for item in items
     ]
-    with run.editing() as state:
+    with run.store.editing() as state:
         _add_approved(state, records)
 
 
@@ -224,6 +235,6 @@ def with_approved_section(description: str, before: str, after: str) -> str:
     return head + after + tail if found else description + "\n" + after
 
 
-def over_budget(run: Run, span: str) -> list[Finding]:
+async def over_budget(run: Run, span: str) -> list[Finding]:
     """The issue's diff (``span``) over its budget of lines or files: a person decides."""
-    return review.diff_budget(run.spec.project_dir, span, settings_of(run))
+    return await agit.off_loop(review.diff_budget, run.spec.project_dir, span, settings_of(run))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agent.core import faultpoints, gates, integrity, model_words, presets, spec_sections
+from agent.core import agit, faultpoints, gates, integrity, model_words, presets, spec_sections
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.core.scope_change import scope_changes, scope_diff
@@ -32,7 +32,6 @@ from common.schemas.checkpoint import (
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft, TrackedIssue
 from common.schemas.outbound import OutboundSettings, merged
-from common.workspace import git
 
 
 async def project_verification(run: Run) -> None:
@@ -75,17 +74,17 @@ async def project_verification(run: Run) -> None:
             warnings += [f"left out of the sandbox: {note}" for note in sandbox.left_out]
         uncommitted = [
             path
-            for path in git.uncommitted_for_people(project)
+            for path in await agit.uncommitted_for_people(project)
             if not path.startswith(WORKSPACE_ROOT_NAME)
         ]
         if uncommitted:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
         context = ProjectVerificationContext(
             project_dir=str(project),
-            current_branch=git.current_branch(project),
+            current_branch=await agit.current_branch(project),
             target_branch=spec.target_branch,
             feature_branch=run.info.feature_branch,
-            head_commit=git.head_commit(project),
+            head_commit=await agit.head_commit(project),
             tracker=run.tracker.kind,
             test_command=test_command,
             baseline_tests=baseline,
@@ -120,18 +119,20 @@ async def project_verification(run: Run) -> None:
             context=context,
         )
 
-    checkpoint = await run.ask(CheckpointType.PROJECT_VERIFICATION, build)
+    checkpoint = await run.desk.ask(CheckpointType.PROJECT_VERIFICATION, build)
     assert isinstance(checkpoint, ProjectVerificationCheckpoint)
     decision = checkpoint.decision
     assert decision is not None
     faultpoints.reached("project_verification.decided")
     if decision.approved:
         context = checkpoint.context
-        with run.moving(Phase.SPEC_TO_ISSUES) as state:
+        git_config = await agit.off_loop(integrity.config_text, project)
+        target_head = await agit.off_loop(integrity.head_of, project, spec.target_branch)
+        with run.store.moving(Phase.SPEC_TO_ISSUES) as state:
             state.test_command = context.test_command
             state.project_baseline = context.baseline_tests
-            state.git_config = integrity.config_text(project)
-            state.target_head = integrity.head_of(project, spec.target_branch)
+            state.git_config = git_config
+            state.target_head = target_head
             state.quality_checks = {name: r.command for name, r in context.quality_checks.items()}
             state.check_baseline = context.quality_checks
             state.project_env_kind = run.project_env.kind
@@ -141,7 +142,7 @@ async def project_verification(run: Run) -> None:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
             reason += f": {decision.reason}"
-        run.fail(reason)
+        run.store.fail(reason)
 
 
 def outbound_settings(run: Run) -> OutboundSettings:
@@ -160,7 +161,7 @@ async def _check_baseline(run: Run, commands: dict[str, str]) -> dict[str, TestR
     results: dict[str, TestRun] = {}
     for name, command in commands.items():
         results[name] = await gates.run_tests(
-            run.spec.project_dir, command, environ, wrap=run.command_wrap
+            run.spec.project_dir, command, environ, wrap=run.gates.command_wrap
         )
         run.log(f"baseline check {name}: {results[name].summary}")
     return results
@@ -214,12 +215,12 @@ async def spec_to_issues(run: Run) -> None:
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.SPEC_TO_ISSUES, build)
+    checkpoint = await run.desk.ask(CheckpointType.SPEC_TO_ISSUES, build)
     assert isinstance(checkpoint, SpecToIssuesCheckpoint)
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        with run.moving(Phase.SPEC_TO_ISSUES, "proposal rejected") as draft:
+        with run.store.moving(Phase.SPEC_TO_ISSUES, "proposal rejected") as draft:
             draft.spec_attempt = state.spec_attempt + 1
             draft.feedback = (
                 decision.reason or "The proposal was rejected; propose a better breakdown."
@@ -237,7 +238,7 @@ async def spec_to_issues(run: Run) -> None:
         if issue.depends_on:
             run.log(f"issue #{issue.iid} {dependencies.depends_text(issue.depends_on)}")
     drafts = {issue.iid: draft for issue, draft in zip(created, approved, strict=True)}
-    with run.moving(Phase.ISSUE_ENRICHMENT) as draft:
+    with run.store.moving(Phase.ISSUE_ENRICHMENT) as draft:
         draft.recommended_enrichment = recommended
         draft.feedback = None
         draft.spec_drafts = drafts
@@ -282,11 +283,11 @@ async def issue_enrichment(run: Run) -> None:
                 ),
             )
 
-        checkpoint = await run.ask(CheckpointType.ISSUE_ENRICHMENT, build)
+        checkpoint = await run.desk.ask(CheckpointType.ISSUE_ENRICHMENT, build)
         decision = checkpoint.decision
         assert isinstance(decision, EnrichmentDecision)
         selected = decision.selected if decision.approved else []
-        with run.editing() as state:
+        with run.store.editing() as state:
             state.enrichment_decided = True
             state.enrichment_queue = selected
 
@@ -335,18 +336,18 @@ async def issue_enrichment(run: Run) -> None:
                     "dropped or altered); held for the enrichment_scope checkpoint"
                 )
                 faultpoints.reached("issue_enrichment.enriched")
-                with run.editing() as state:
+                with run.store.editing() as state:
                     state.enrichment_queue = state.enrichment_queue[1:]
                     state.scope_pending = [*state.scope_pending, held]
                 continue
             await _apply_enrichment(run, enriched)
             run.log(f"issue #{iid} enriched: {found.title}")
         faultpoints.reached("issue_enrichment.enriched")
-        with run.editing() as state:
+        with run.store.editing() as state:
             state.enrichment_queue = state.enrichment_queue[1:]
     if run.state.scope_pending:
         await _enrichment_scope(run)
-    run.move(Phase.CREATE_BRANCH)
+    run.store.move(Phase.CREATE_BRANCH)
 
 
 def _listed(issue: TrackedIssue) -> str:
@@ -399,7 +400,7 @@ async def _enrichment_scope(run: Run) -> None:
             context=EnrichmentScopeContext(changes=changes),
         )
 
-    checkpoint = await run.ask(CheckpointType.ENRICHMENT_SCOPE, build)
+    checkpoint = await run.desk.ask(CheckpointType.ENRICHMENT_SCOPE, build)
     decision = checkpoint.decision
     assert isinstance(decision, ScopeDecision)
     faultpoints.reached("enrichment_scope.decided")
@@ -410,7 +411,7 @@ async def _enrichment_scope(run: Run) -> None:
             run.log(f"issue #{item.iid} enriched (scope change accepted): {item.title}")
         else:
             run.log(f"issue #{item.iid} keeps its spec-faithful text")
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.scope_pending = []
 
 
@@ -423,15 +424,15 @@ async def create_branch(run: Run) -> None:
     """Create the feature branch from the target branch (or check it out again)."""
     project = run.spec.project_dir
     branch = run.info.feature_branch
-    if git.branch_exists(project, branch):
-        if git.current_branch(project) != branch:
-            git.git(project, "checkout", branch)
+    if await agit.branch_exists(project, branch):
+        if await agit.current_branch(project) != branch:
+            await agit.git(project, "checkout", branch)
         run.log(f"feature branch {branch} checked out")
     else:
-        git.git(project, "checkout", "-b", branch, run.spec.target_branch)
+        await agit.git(project, "checkout", "-b", branch, run.spec.target_branch)
         faultpoints.reached("create_branch.created")
         run.log(f"feature branch {branch} created from {run.spec.target_branch}")
-    run.move(Phase.ISSUE_SELECTION)
+    run.store.move(Phase.ISSUE_SELECTION)
 
 
 async def _model_warnings(run: Run) -> list[str]:

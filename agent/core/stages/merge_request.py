@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import coverage, diff_excerpt, faultpoints, integrity, model_words, spec_sections
+from agent.core import (
+    agit,
+    coverage,
+    diff_excerpt,
+    faultpoints,
+    integrity,
+    model_words,
+    spec_sections,
+)
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
 from agent.core.stages import held_files
@@ -22,7 +30,6 @@ from common.schemas.checkpoint import (
     MrReviewContext,
 )
 from common.schemas.issues import TrackedIssue
-from common.workspace import git
 
 VERIFY_ATTEMPTS = 3
 VERIFY_PAUSE_S = 1.0
@@ -51,16 +58,18 @@ async def mr_phase_transition(run: Run) -> None:
     if failing and spec.skip_regression:
         summary = final.summary if final is not None else "checks"
         reason = f"the final test suite fails ({summary}: {', '.join(failing)}); no merge request"
-        run.fail(reason)
+        run.store.fail(reason)
         return
     if failing:
-        with run.moving(Phase.REGRESSION_APPROVAL, "regression before the merge request") as state:
+        with run.store.moving(
+            Phase.REGRESSION_APPROVAL, "regression before the merge request"
+        ) as state:
             state.regression = failing
         return
     issues = await run.tracker.list_issues()
     spec_text = run.files.spec_copy.read_text()
     measured = coverage.measure(spec_text, issues, run.state.spec_drafts, SET_ASIDE_LABEL)
-    with run.editing() as state:
+    with run.store.editing() as state:
         state.coverage = measured
     run.log(spec_sections.coverage_line(measured.sections, measured.uncovered, "closed"))
 
@@ -95,22 +104,24 @@ async def mr_phase_transition(run: Run) -> None:
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.MR_PHASE_TRANSITION, build)
+    checkpoint = await run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build)
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        raise run.pause(checkpoint)
+        raise run.desk.pause(checkpoint)
     if spec.skip_mr_creation:
-        unapproved = held_files.branch_flagged(run)
+        unapproved = await held_files.branch_flagged(run)
         if unapproved:
             names = ", ".join(item.path for item in unapproved)
             run.log(f"not pushed: flagged change(s) no person approved: {names}")
             where = "stay (not pushed: flagged changes no person approved)"
         else:
             where = await _publish(run) or "stay"
-        run.move(Phase.DONE, f"skip_mr_creation: changes {where} on {run.info.feature_branch}")
+        run.store.move(
+            Phase.DONE, f"skip_mr_creation: changes {where} on {run.info.feature_branch}"
+        )
     else:
-        run.move(Phase.MR_REVIEW)
+        run.store.move(Phase.MR_REVIEW)
 
 
 async def mr_review(run: Run) -> None:
@@ -131,8 +142,8 @@ async def mr_review(run: Run) -> None:
         draft = reports.merge_request
         assert draft is not None
         faultpoints.reached("mr_review.drafted")
-        drafted = _describe(run, draft.description, issues)
-        with run.editing() as state:
+        drafted = await _describe(run, draft.description, issues)
+        with run.store.editing() as state:
             state.mr_title = draft.title
             state.mr_description = drafted
     title = run.state.mr_title
@@ -140,9 +151,10 @@ async def mr_review(run: Run) -> None:
     assert title is not None and description is not None
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        log = git.git(project, "log", "--format=%h %s", f"{spec.target_branch}..HEAD")
+        log = await agit.git(project, "log", "--format=%h %s", f"{spec.target_branch}..HEAD")
         # Before the push: the whole branch again, as it would be published.
-        flagged = held_files.branch_flagged(run)
+        flagged = await held_files.branch_flagged(run)
+        diff = await agit.off_loop(diff_excerpt.excerpt, project, f"{spec.target_branch}...HEAD")
         what_happened = ["the merge request was drafted", "verification evidence was attached"]
         if flagged:
             what_happened.append(
@@ -165,27 +177,27 @@ async def mr_review(run: Run) -> None:
                 commits=log.splitlines(),
                 test_run=run.state.last_test_run,
                 flagged=flagged,
-                diff=diff_excerpt.excerpt(project, f"{spec.target_branch}...HEAD"),
+                diff=diff,
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.MR_REVIEW, build)
+    checkpoint = await run.desk.ask(CheckpointType.MR_REVIEW, build)
     assert isinstance(checkpoint, MrReviewCheckpoint)
     decision = checkpoint.decision
     assert decision is not None
     if decision.approved:
         if checkpoint.context.flagged:
             before = held_files.approved_section(run.state.approved_changes)
-            held_files.approve_on_branch(
+            await held_files.approve_on_branch(
                 run, checkpoint.context.flagged, decision.decided_by, checkpoint.id
             )
             after = held_files.approved_section(run.state.approved_changes)
             description = held_files.with_approved_section(description, before, after)
-        with run.moving(Phase.MR_CREATE) as state:
+        with run.store.moving(Phase.MR_CREATE) as state:
             state.feedback = None
             state.mr_description = description
     else:
-        with run.moving(Phase.MR_REVIEW, "merge request rejected") as state:
+        with run.store.moving(Phase.MR_REVIEW, "merge request rejected") as state:
             state.mr_title = None
             state.mr_description = None
             state.feedback = decision.reason or "The reviewer rejected the merge request draft."
@@ -199,10 +211,10 @@ async def mr_create(run: Run) -> None:
     assert title is not None and description is not None
     source = run.info.feature_branch
     await integrity.guard(run, "before the merge request")
-    unapproved = held_files.branch_flagged(run)
+    unapproved = await held_files.branch_flagged(run)
     if unapproved:
         names = ", ".join(item.path for item in unapproved)
-        run.move(Phase.MR_REVIEW, f"flagged change(s) no person approved: {names}")
+        run.store.move(Phase.MR_REVIEW, f"flagged change(s) no person approved: {names}")
         return
     await _publish(run)
     faultpoints.reached("mr_create.pushed")
@@ -212,7 +224,7 @@ async def mr_create(run: Run) -> None:
         found = await run.tracker.find_merge_request(source)
         if found is not None and found.iid == record.iid:
             where = found.web_url or f"{run.tracker.kind} tracker"
-            run.move(Phase.DONE, f"merge request !{found.iid} created ({where})")
+            run.store.move(Phase.DONE, f"merge request !{found.iid} created ({where})")
             return
         await asyncio.sleep(VERIFY_PAUSE_S * (attempt + 1))
     raise TrackerError(f"merge request for {source} was not found after creating it")
@@ -229,7 +241,7 @@ async def _publish(run: Run) -> str | None:
     return "pushed"
 
 
-def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
+async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     """The model's summary, quoted under a label, then the sections only the harness can
     vouch for (:mod:`agent.core.model_words`: the summary cannot forge or drop them)."""
     spec = run.spec
@@ -240,7 +252,7 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     closed = [i for i in issues if i.state == "closed"]
     aside = [i for i in issues if i.state == "opened" and SET_ASIDE_LABEL in i.labels]
     project = spec.project_dir
-    commit_lines = git.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
+    commit_lines = await agit.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
     regression = (
         "off (skip_regression)"
         if spec.skip_regression
@@ -268,7 +280,7 @@ def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
             + "\n"
         )
     # Always the harness's own: the model's summary cannot stand in for it (it is quoted).
-    stat = git.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
+    stat = await agit.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
     changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
     gaps = coverage.gaps_lines(run.state.coverage) if run.state.coverage is not None else []
     return (

@@ -6,7 +6,7 @@ the full suite and quality checks before the merge request (no issue in progress
 
 from __future__ import annotations
 
-from agent.core import diff_excerpt
+from agent.core import agit, diff_excerpt
 from agent.core.orchestrator import Run
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -32,6 +32,7 @@ async def regression_approval(run: Run) -> None:
     test_run = work.tests
 
     async def build(checkpoint_id: str) -> Checkpoint:
+        diff = await agit.off_loop(diff_excerpt.issue_excerpt, run.spec.project_dir, work.commits)
         return RegressionApprovalCheckpoint(
             id=checkpoint_id,
             what_happened=[
@@ -46,17 +47,17 @@ async def regression_approval(run: Run) -> None:
                 issue_title=issue.title,
                 newly_failing=work.regression,
                 test_run=test_run,
-                diff=diff_excerpt.issue_excerpt(run.spec.project_dir, work.commits),
+                diff=diff,
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.REGRESSION_APPROVAL, build)
+    checkpoint = await run.desk.ask(CheckpointType.REGRESSION_APPROVAL, build)
     decision = checkpoint.decision
     assert isinstance(decision, RegressionDecision)
     match decision.action:
         case RegressionAction.FIX_NOW:
             failing = ", ".join(work.regression)
-            with run.moving(Phase.CODING, "fix the regression") as state:
+            with run.store.moving(Phase.CODING, "fix the regression") as state:
                 state.work().feedback = (
                     f"These tests passed before this issue and fail now: {failing}. "
                     "Fix the regression without weakening the tests."
@@ -72,10 +73,10 @@ async def regression_approval(run: Run) -> None:
             )
             created = await run.tracker.create_issues([bug])
             run.log(f"regression deferred to issue #{created[0].iid}")
-            with run.moving(Phase.ISSUE_CLOSURE, "regression deferred") as state:
+            with run.store.moving(Phase.ISSUE_CLOSURE, "regression deferred") as state:
                 state.work().regression = []
         case RegressionAction.ABORT:
-            run.fail(f"aborted at regression_approval by {decision.decided_by}")
+            run.store.fail(f"aborted at regression_approval by {decision.decided_by}")
 
 
 async def _regression_before_mr(run: Run) -> None:
@@ -89,6 +90,8 @@ async def _regression_before_mr(run: Run) -> None:
     assert shown is not None
 
     async def build(checkpoint_id: str) -> Checkpoint:
+        span = f"{run.spec.target_branch}...HEAD"
+        diff = await agit.off_loop(diff_excerpt.excerpt, run.spec.project_dir, span)
         return RegressionApprovalCheckpoint(
             id=checkpoint_id,
             what_happened=[
@@ -104,11 +107,11 @@ async def _regression_before_mr(run: Run) -> None:
                 issue_title="",
                 newly_failing=state.regression,
                 test_run=shown,
-                diff=diff_excerpt.excerpt(run.spec.project_dir, f"{run.spec.target_branch}...HEAD"),
+                diff=diff,
             ),
         )
 
-    checkpoint = await run.ask(CheckpointType.REGRESSION_APPROVAL, build)
+    checkpoint = await run.desk.ask(CheckpointType.REGRESSION_APPROVAL, build)
     decision = checkpoint.decision
     assert isinstance(decision, RegressionDecision)
     match decision.action:
@@ -122,11 +125,11 @@ async def _regression_before_mr(run: Run) -> None:
             )
             created = await run.tracker.create_issues([bug])
             run.log(f"regression filed as issue #{created[0].iid}, worked on now")
-            with run.moving(Phase.ISSUE_SELECTION, "fix the regression") as draft:
+            with run.store.moving(Phase.ISSUE_SELECTION, "fix the regression") as draft:
                 draft.regression = []
         case RegressionAction.DEFER:
-            with run.moving(Phase.MR_PHASE_TRANSITION, "regression deferred") as draft:
+            with run.store.moving(Phase.MR_PHASE_TRANSITION, "regression deferred") as draft:
                 draft.accepted_regressions = [*state.accepted_regressions, *state.regression]
                 draft.regression = []
         case RegressionAction.ABORT:
-            run.fail(f"aborted at regression_approval by {decision.decided_by}")
+            run.store.fail(f"aborted at regression_approval by {decision.decided_by}")

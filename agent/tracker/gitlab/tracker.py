@@ -281,7 +281,9 @@ class GitLabTracker:
                     raise
                 self._log(f"{e}; pushing again ({attempt + 1}/{PUSH_ATTEMPTS})")
                 await asyncio.sleep(self.policy.base_delay * 2**attempt)
-        local = git.git(settings.project_dir, "rev-parse", f"refs/heads/{branch}")
+        local = await asyncio.to_thread(
+            git.git, settings.project_dir, "rev-parse", f"refs/heads/{branch}"
+        )
         api = await self._api()
         remote = await self._calls().get(f"read branch {branch}", lambda: api.branch(branch))
         pushed = str((remote.get("commit") or {}).get("id", ""))

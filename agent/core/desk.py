@@ -1,0 +1,165 @@
+"""The checkpoint desk: how the run asks a person and gets a decision it can trust.
+
+Apart from the phases so that the protocol (open or find the checkpoint, auto-accept
+only when a client signed the switch, wait for a decision signed with the key, count
+a forgery, pause on "stop here") is one piece, and so that it is serialised: several
+slots may each ask, and an :class:`asyncio.Lock` keeps one checkpoint pending at a
+time (the workspace has one checkpoint file, the person one question before them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from agent.core import trace
+from agent.core.log import AgentLog
+from agent.core.policy import audit
+from agent.core.run_state import StateStore
+from agent.core.secrecy import Secrecy
+from common import decision_mac
+from common.errors import HarnessError
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import Checkpoint, CheckpointType
+from common.schemas.workspace import WorkspaceInfo
+from common.workspace import checkpoints
+from common.workspace.decisions import default_decision, waits_for_person
+from common.workspace.render import render_checkpoint
+from common.workspace.setup import load_info
+
+CheckpointBuilder = Callable[[str], Awaitable[Checkpoint]]
+"""Builds the checkpoint to ask, given its id."""
+
+
+class StopRun(HarnessError):
+    """The human paused the run (a reject that means "not now"); a restart resumes."""
+
+
+@dataclass
+class Desk:
+    """Opens checkpoints one at a time and hands back their signed decisions."""
+
+    files: WorkspaceFiles
+    store: StateStore
+    log: AgentLog
+    decision_key: bytes = field(repr=False)
+    """Read once at agent start and held in memory: only client-signed decisions count."""
+    secrecy: Secrecy | None = None
+    """Redacts checkpoints before they are written (``None``: nothing to hide)."""
+    auto_accept_floor: int = 0
+    """The newest auto-accept setting seen; an older one put back is a forgery."""
+    _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+
+    async def ask(self, kind: CheckpointType, build: CheckpointBuilder) -> Checkpoint:
+        """Open a checkpoint (or find the one a killed agent left) and return it decided.
+
+        The id is derived from the state, so a resumed agent recognises its own
+        pending or decided-but-unapplied checkpoint instead of building a new one.
+        Auto-accept is read from the workspace at every checkpoint. Asks wait their
+        turn: only one checkpoint is open at a time.
+        """
+        async with self._turn:
+            return await self._ask(kind, build)
+
+    async def _ask(self, kind: CheckpointType, build: CheckpointBuilder) -> Checkpoint:
+        state = self.store.state
+        checkpoint_id = f"{kind.value}-{len(state.history)}"
+        found = checkpoints.current(self.files)
+        if (
+            found is not None
+            and found.id == checkpoint_id
+            and checkpoint_id not in state.dismissed_checkpoints
+        ):
+            checkpoint = self._resumed(found)
+        else:
+            checkpoint = await self._opened(await build(checkpoint_id))
+        if checkpoint.status == "pending":
+            self.log(f"waiting for a decision on {checkpoint.id}")
+            checkpoint = await checkpoints.wait_for_signed_decision(
+                self.files, checkpoint, self.decision_key, self.forgery
+            )
+        checkpoints.record(self.files, checkpoint)
+        trace.decision(checkpoint)
+        decision = checkpoint.decision
+        assert decision is not None
+        verdict = "approved" if decision.approved else "rejected"
+        why = f": {decision.reason}" if decision.reason else ""
+        self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{why}")
+        return checkpoint
+
+    def _resumed(self, found: Checkpoint) -> Checkpoint:
+        """The checkpoint a killed agent left; a decision no client signed is undone."""
+        self.log(f"resuming checkpoint {found.id} ({found.status})")
+        if found.status != "decided":
+            return found
+        shown = found.model_copy(update={"status": "pending", "decision": None})
+        problem = decision_mac.decision_problem(self.decision_key, self.files.root, shown, found)
+        if problem is None:
+            return found
+        self.forgery(problem)
+        checkpoints.write(self.files, shown)
+        return shown
+
+    async def _opened(self, checkpoint: Checkpoint) -> Checkpoint:
+        """Write a new checkpoint, decided at once when a client switched auto-accept on
+        and nothing in it waits for a person."""
+        if self.secrecy is not None:
+            checkpoint = self.secrecy.checkpoint(checkpoint)
+        for_person = waits_for_person(checkpoint)
+        auto_accept = self.auto_accept_on(load_info(self.files.root))
+        if auto_accept and for_person:
+            self.log(
+                f"auto-accept never approves a flagged change: {checkpoint.id} waits for "
+                f"a person ({len(for_person)} finding(s))"
+            )
+        elif auto_accept:
+            checkpoint = checkpoints.signed(
+                self.decision_key,
+                self.files,
+                checkpoints.decided(checkpoint, default_decision(checkpoint, "auto-accept")),
+            )
+        checkpoints.write(self.files, checkpoint)
+        self.log.block(render_checkpoint(checkpoint))
+        trace.checkpoint(checkpoint)
+        return checkpoint
+
+    def forgery(self, detail: str) -> None:
+        """Log and count a decision or switch that no client made; it is ignored."""
+        self.log(f"forgery attempt: {detail}; ignored")
+        audit.record_forgery(self.files, detail, log=lambda _line: None)  # logged above
+
+    def auto_accept_on(self, info: WorkspaceInfo) -> bool:
+        """Whether a client switched auto-accept on in ``info`` (the workspace's, as read
+        now); a switch without a valid MAC, or an older one put back, is off."""
+        valid = decision_mac.auto_accept_valid(
+            self.decision_key,
+            self.files.root,
+            info.auto_accept,
+            info.auto_accept_serial,
+            info.auto_accept_mac,
+        )
+        if not valid:
+            if info.auto_accept or info.auto_accept_mac is not None:
+                state = "on" if info.auto_accept else "off"
+                self.forgery(f"auto-accept switched {state} without a valid MAC")
+            return False
+        if info.auto_accept_serial < self.auto_accept_floor:
+            self.forgery(
+                f"an older auto-accept setting (#{info.auto_accept_serial}) was put back "
+                f"over #{self.auto_accept_floor}"
+            )
+            return False
+        self.auto_accept_floor = info.auto_accept_serial
+        return info.auto_accept
+
+    def pause(self, checkpoint: Checkpoint) -> StopRun:
+        """Remember that ``checkpoint`` was answered "stop here" and build the stop."""
+        with self.store.editing() as state:
+            state.dismissed_checkpoints.append(checkpoint.id)
+        decision = checkpoint.decision
+        who = decision.decided_by if decision is not None else "?"
+        why = f": {decision.reason}" if decision is not None and decision.reason else ""
+        return StopRun(
+            f"paused at {checkpoint.type.value} by {who}{why}; `harness resume` continues"
+        )

@@ -1,0 +1,108 @@
+"""Sessions with retries: one prompt, run in a given work tree until it delivers.
+
+Apart from the phases so that every session is run the same way whichever phase or
+slot asks for it: the repository is checked before and after (``guard``), a failure
+another attempt can mend is retried with a growing wait, one it cannot (a refused
+key) is raised at once, and each attempt is charged to the ledger, to the run and to
+its issue. The work tree is named by the caller, so a slot passes its own worktree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.core import prompts
+from agent.core.ledger import Ledger
+from agent.core.log import AgentLog
+from agent.core.run_state import StateStore
+from agent.core.session import SessionConfig, SessionResult, run_session
+from agent.core.tools import SessionReports
+from agent.core.toolset import surface_for
+from common.errors import SessionError
+
+SESSION_ATTEMPTS = 3
+RETRY_DELAY_S = 2.0
+"""The wait before the second attempt of a session; it doubles for each later one."""
+
+SessionRunner = Callable[..., Awaitable[SessionResult]]
+Guard = Callable[[str], Awaitable[None]]
+"""Checks the repository before or after a session (the argument says where); raises
+to stop the run (:func:`agent.core.integrity.guard`)."""
+
+
+@dataclass
+class Sessions:
+    """Runs the model's sessions, retried, each charged to the ledger."""
+
+    config: SessionConfig
+    """How sessions reach the model (for the main work tree)."""
+    store: StateStore
+    ledger: Ledger
+    log: AgentLog
+    runner: SessionRunner = field(default=run_session)
+
+    def config_for(self, work_tree: Path) -> SessionConfig:
+        """The configuration of a session in ``work_tree`` (the main one's as it is)."""
+        if work_tree == self.config.project_dir:
+            return self.config
+        return dataclasses.replace(self.config, project_dir=work_tree)
+
+    async def run(
+        self,
+        label: str,
+        template: str,
+        *,
+        work_tree: Path,
+        guard: Guard,
+        expected_issue: int | None = None,
+        done: Callable[[SessionReports], bool] | None = None,
+        spec_sections: list[str] | None = None,
+        **values: object,
+    ) -> tuple[SessionReports, SessionResult]:
+        """Run a session from ``prompts/<template>.md`` in ``work_tree``, retrying failures.
+
+        ``done`` says whether the session delivered what the phase needs (for example
+        an issue proposal); a session that did not is tried again. An error that
+        another attempt cannot mend (a refused key) is raised at once; the error
+        raised is the session's own, with the number of attempts, never wrapped.
+        ``spec_sections``: the spec's section names a proposal must keep to.
+        """
+        # A resumed run, or one whose venv moved since: the recorded sandbox layout stands.
+        await guard(f"before session {label}")
+        system = prompts.render("system")
+        state = self.store.state
+        values.setdefault("feedback", prompts.feedback_block(state.feedback, state.feedback_source))
+        surface = surface_for(template)
+        prompt = prompts.render(template, project_dir=work_tree, **values)
+        base = self.config_for(work_tree)
+        for attempt in range(1, SESSION_ATTEMPTS + 1):
+            reports = SessionReports(
+                expected_issue=expected_issue, surface=surface, spec_sections=spec_sections
+            )
+            # A session that must deliver a report is not cut at the budget (it would be
+            # retried); the others are, and the budget guard asks before the next one.
+            config = base if done is not None else self.ledger.budgeted(base)
+            try:
+                result = await self.runner(label, system, prompt, config, reports, self.log)
+            except SessionError as e:
+                self.ledger.account_failed(label, expected_issue)
+                if not e.retryable:
+                    raise
+                if attempt == SESSION_ATTEMPTS:
+                    raise SessionError(f"{e} (after {attempt} attempts)") from e
+                delay = RETRY_DELAY_S * 2 ** (attempt - 1)
+                self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
+                await asyncio.sleep(delay)
+                continue
+            self.ledger.account(result, expected_issue)
+            await guard(f"after session {label}")
+            if done is None or done(reports):
+                return reports, result
+            self.log(f"session {label} attempt {attempt} ended without its report")
+        raise SessionError(
+            f"session {label} ended {SESSION_ATTEMPTS} times without the required report"
+        )

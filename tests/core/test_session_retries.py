@@ -1,0 +1,74 @@
+"""Sessions in a given work tree: the session, its prompt and the guard see that tree."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from agent.core.ledger import Ledger
+from agent.core.log import AgentLog
+from agent.core.run_state import StateStore
+from agent.core.session import SessionConfig, SessionResult
+from agent.core.session_retries import Sessions
+from agent.core.tools import SessionReports
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState
+from common.schemas.budget import Budgets
+
+
+async def test_a_session_runs_in_the_work_tree_it_is_given(tmp_path: Path) -> None:
+    main, slot = tmp_path / "main", tmp_path / "slot-2"
+    seen: list[tuple[Path, str]] = []
+    guarded: list[str] = []
+
+    async def runner(
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+        log: AgentLog,
+    ) -> SessionResult:
+        seen.append((config.project_dir, prompt))
+        return SessionResult(
+            turns=1, cost_usd=0.5, input_tokens=1, output_tokens=1, duration_ms=1, denials=0,
+            touched=set(),
+        )  # fmt: skip
+
+    async def guard(where: str) -> None:
+        guarded.append(where)
+
+    log = AgentLog(io.StringIO())
+    store = StateStore(WorkspaceFiles(tmp_path), AgentState(), log)
+    ledger = Ledger(store, log, Budgets(cost_usd=2.0))
+    config = SessionConfig(project_dir=main, model=None)
+    sessions = Sessions(config, store, ledger, log, runner=runner)
+
+    await sessions.run(
+        "coding #2",
+        "initializer",
+        work_tree=slot,
+        guard=guard,
+        spec="",
+        section_list="",
+        target_branch="",
+    )
+    await sessions.run(
+        "coding #1",
+        "initializer",
+        work_tree=main,
+        guard=guard,
+        spec="",
+        section_list="",
+        target_branch="",
+    )
+    assert [where for where, _prompt in seen] == [slot, main]
+    assert str(slot) in seen[0][1] and str(slot) not in seen[1][1]
+    assert guarded == [
+        "before session coding #2",
+        "after session coding #2",
+        "before session coding #1",
+        "after session coding #1",
+    ]
+    assert sessions.config_for(main) is config and sessions.config_for(slot).project_dir == slot
+    assert store.state.spend.sessions == 2 and store.state.spend.cost_usd == 1.0
