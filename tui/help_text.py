@@ -1,4 +1,5 @@
-"""What the help screen explains besides the keys: the phases and the eight checkpoints.
+"""What the help screen explains besides the keys: the phases and every checkpoint
+(the seed's eight, budget_reached and enrichment_scope).
 
 Kept as data next to the TUI (the agent's own texts travel with each checkpoint);
 a test checks that every phase and every checkpoint type is covered.
