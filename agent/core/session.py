@@ -118,7 +118,7 @@ async def run_session(
         SessionError: the CLI could not start, the API kept failing, or the session timed out.
     """
     project, model = config.project_dir, config.model
-    with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
+    async with traced_session(label, system_prompt, prompt, project, model, reports) as traced:
         async with endpoint_window(config, label, traced.session) as (spent, own):
             figures = await _run_session(label, system_prompt, prompt, own, reports, log, spent)
         if spent is not None:

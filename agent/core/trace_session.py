@@ -3,9 +3,10 @@ calls and results as the SDK reports them, and its end with figures or an error.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,15 +50,15 @@ class TracedSession:
     for it from outside its task (the model proxy) is handed this."""
 
 
-@contextlib.contextmanager
-def traced_session(
+@contextlib.asynccontextmanager
+async def traced_session(
     label: str,
     system_prompt: str,
     prompt: str,
     project_dir: Path,
     model: str | None,
     reports: SessionReports,
-) -> Iterator[TracedSession]:
+) -> AsyncIterator[TracedSession]:
     """Emit the session's start now and its end when the block ends (with the error
     that ended it, if one did); in the block, the running task's events are the session's
     (:func:`agent.core.trace.within`), whatever other sessions run meanwhile."""
@@ -67,7 +68,8 @@ def traced_session(
         yield traced
         return
     session = traced.session = tracer.start_session()
-    head, dirty = _head(project_dir)
+    # Off the event loop: with slots side by side, one slot's git must not stall the others.
+    head, dirty = await asyncio.to_thread(_head, project_dir)
     surface = reports.surface
     trace.emit(
         SessionStart(

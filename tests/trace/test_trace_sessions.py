@@ -116,7 +116,7 @@ async def test_sessions_running_in_tasks_at_once_each_get_their_own_events(
     both_started = asyncio.Barrier(3)
 
     async def session(label: str, tools: list[str]) -> None:
-        with traced_session(label, "system", "prompt", tmp_path, None, SessionReports()):
+        async with traced_session(label, "system", "prompt", tmp_path, None, SessionReports()):
             await both_started.wait()
             for tool in tools:
                 await asyncio.sleep(0.01)

@@ -93,13 +93,15 @@ async def test_two_sessions_at_once_each_trace_only_their_own_requests(tmp_path:
                     entrance=opener(label),
                 )
                 reports = SessionReports()
-                with traced_session(label, "system", "prompt", tmp_path, None, reports) as traced:
-                    async with endpoint_window(config, label, traced.session) as (_, own):
-                        assert own.cli_path is not None
-                        return [  # one after another, as a CLI asks: the two sessions alternate
-                            await asyncio.to_thread(ask, own.cli_path, bodies[label])
-                            for _ in range(PER_SESSION)
-                        ]
+                async with (
+                    traced_session(label, "system", "prompt", tmp_path, None, reports) as traced,
+                    endpoint_window(config, label, traced.session) as (_, own),
+                ):
+                    assert own.cli_path is not None
+                    return [  # one after another, as a CLI asks: the two sessions alternate
+                        await asyncio.to_thread(ask, own.cli_path, bodies[label])
+                        for _ in range(PER_SESSION)
+                    ]
 
             async with proxy:
                 statuses = await asyncio.gather(
