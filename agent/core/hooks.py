@@ -13,7 +13,6 @@ counted (:mod:`agent.core.policy.audit`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,8 @@ from claude_agent_sdk.types import HookInput, HookJSONOutput, SyncHookJSONOutput
 from agent.core import trace
 from agent.core.policy import PolicyContext, judge_command
 from agent.core.policy.audit import AuditTrail
-from agent.core.policy.protected import write_refusal
-from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles
+from agent.core.policy.protected import refusal_at
+from common.paths import WorkspaceFiles
 
 HookResult = HookJSONOutput
 Hook = Callable[[HookInput, str | None, HookContext], Awaitable[HookJSONOutput]]
@@ -122,17 +121,8 @@ class ToolPolicy:
         if not resolved.is_relative_to(root):
             return f"{raw} is outside the project directory {root}"
         if writing:
-            first = resolved.relative_to(root).parts[:1]
-            if first in ((".git",), (WORKSPACE_ROOT_NAME,)):
-                return f"{raw} belongs to the harness ({first[0]}/); edit project files only"
-            written = Path(
-                os.path.normpath(candidate if candidate.is_absolute() else root / candidate)
-            )
-            for place in (written, resolved):  # as written, and where a link leads
-                if place.is_relative_to(root):
-                    reason = write_refusal(place.relative_to(root), raw)
-                    if reason:
-                        return reason
+            written = candidate if candidate.is_absolute() else root / candidate
+            return refusal_at(root, written, resolved, raw)
         return None
 
     def _check_bash(self, command: str, cwd: Path | None) -> str | None:

@@ -110,7 +110,7 @@ def test_writes_into_the_harness_folders_are_denied(
     reason = policy.check(tool, {"file_path": path.format(project=project)})
 
     assert reason is not None
-    assert f"belongs to the harness ({owner})" in reason
+    assert f"inside {owner}, which belongs to the harness" in reason
 
 
 @pytest.mark.parametrize(

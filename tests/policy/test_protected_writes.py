@@ -12,7 +12,13 @@ from pathlib import Path, PurePath
 import pytest
 
 from agent.core.policy import PolicyContext, judge_command
-from agent.core.policy.protected import write_refusal
+from agent.core.policy.protected import (
+    Protection,
+    is_protected_name,
+    protection,
+    refusal_at,
+    write_refusal,
+)
 from common.schemas.policy import PolicySettings
 
 GIT_REASON = "is inside a .git folder or is a .git file"
@@ -150,27 +156,68 @@ def test_one_liners_allowed_do_not_open_these_writes(project: Path) -> None:
     assert PYTHON_REASON in verdict(opened, "bash /dev/stdin <<< 'echo / > a.pth'")
 
 
-@pytest.mark.parametrize(
-    ("relative", "kind"),
-    [
-        ("sub/.git/config", "git"),
-        ("sub/.git", "git"),
-        (".git", "git"),
-        ("a/b/.GiT/hooks/x", "git"),
-        (".venv/lib/python3.11/site-packages/x.pth", "python"),
-        ("X.PTH", "python"),
-        (".venv/pyvenv.cfg", "python"),
-        ("PyVenv.cfg", "python"),
-        ("x.pth.txt", None),
-        ("git/config", None),
-        (".gitignore", None),
-        (".github/x.yml", None),
-        ("pyvenv.cfg.bak", None),
-        ("src/pth", None),
-    ],
-)
-def test_write_refusal_by_name(relative: str, kind: str | None) -> None:
+#: One table of paths (relative to the project) and what keeps writes off them: the rule
+#: the hooks, the Bash path rules and find's walk all take from :mod:`.protected`.
+PROTECTION_TABLE = [
+    (".git", Protection.HARNESS_FOLDER),
+    (".git/config", Protection.HARNESS_FOLDER),
+    (".claude-agent/ws/.agent_state.json", Protection.HARNESS_FOLDER),
+    (".claude-agent", Protection.HARNESS_FOLDER),
+    ("sub/.git/config", Protection.GIT_ENTRY),
+    ("sub/.git", Protection.GIT_ENTRY),
+    (".GIT/config", Protection.GIT_ENTRY),
+    ("a/b/.GiT/hooks/x", Protection.GIT_ENTRY),
+    (".venv/lib/python3.11/site-packages/x.pth", Protection.PYTHON_PATH),
+    ("X.PTH", Protection.PYTHON_PATH),
+    (".venv/pyvenv.cfg", Protection.PYTHON_PATH),
+    ("PyVenv.cfg", Protection.PYTHON_PATH),
+    ("x.pth.txt", None),
+    ("x.pth/inner.py", None),
+    ("git/config", None),
+    (".gitignore", None),
+    (".github/x.yml", None),
+    ("pyvenv.cfg.bak", None),
+    ("src/pth", None),
+    ("src/.claude-agent/x", None),
+    ("src/app.py", None),
+]
+
+
+@pytest.mark.parametrize(("relative", "kind"), PROTECTION_TABLE)
+def test_protection_by_name(relative: str, kind: Protection | None) -> None:
+    assert protection(PurePath(relative)) is kind
+    # find's walk asks about one entry at a time: under an ordinary folder, an entry is
+    # protected exactly when its name is.
+    name = PurePath(relative).name
+    assert is_protected_name(name) == (protection(PurePath("sub", name)) is not None)
+
+
+@pytest.mark.parametrize(("relative", "kind"), PROTECTION_TABLE)
+def test_write_refusal_by_name(relative: str, kind: Protection | None) -> None:
     reason = write_refusal(PurePath(relative), relative)
 
-    expected = {"git": GIT_REASON, "python": PYTHON_REASON}.get(kind or "")
+    expected = (
+        {
+            Protection.HARNESS_FOLDER: "which belongs to the harness",
+            Protection.GIT_ENTRY: GIT_REASON,
+            Protection.PYTHON_PATH: PYTHON_REASON,
+        }.get(kind)
+        if kind
+        else None
+    )
     assert (reason is None) if expected is None else (expected in (reason or ""))
+
+
+@pytest.mark.parametrize(("relative", "kind"), PROTECTION_TABLE)
+def test_refusal_at_a_link_judges_where_it_leads(
+    tmp_path: Path, relative: str, kind: Protection | None
+) -> None:
+    """A harmless name that leads to a protected place is refused as that place; removing
+    it spares all but the harness's own folders."""
+    root = tmp_path
+    written = root / "innocent"
+    reason = refusal_at(root, written, root / relative, "innocent")
+    removal = refusal_at(root, written, root / relative, "innocent", removing=True)
+
+    assert (reason is None) == (kind is None)
+    assert (removal is None) == (kind is not Protection.HARNESS_FOLDER)

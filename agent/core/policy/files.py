@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING
 from agent.core.policy.arguments import Rule, check_paths, refuse_names_in_code
 from agent.core.policy.context import Denied
 from agent.core.policy.inputs import descriptor_of
-from agent.core.policy.paths import HARNESS_FOLDERS
+from agent.core.policy.protected import (
+    GIT_ENTRY,
+    HARNESS_FOLDERS,
+    PROTECTED_MARKS,
+    is_protected_name,
+)
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
@@ -237,7 +242,6 @@ def _find_exec(
     return end + 1
 
 
-_PROTECTED_MARKS = (".git", ".pth", "pyvenv.cfg")
 _NAME_TESTS = frozenset({"-name", "-iname"})
 _PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"})
 #: How many entries of a start folder the judge looks at for files the harness reads.
@@ -259,7 +263,7 @@ def _protected_found(tests: list[Word], start: str, folders: set[Path]) -> list[
         pruned = index + 2 < len(texts) and texts[index + 2] == "-prune"
         if negated or pruned:
             excluded.append(value)
-        elif any(mark in value.lower() for mark in _PROTECTED_MARKS):
+        elif any(mark in value.lower() for mark in PROTECTED_MARKS):
             named.append(f"{start.rstrip('/')}/{value}" if text in _NAME_TESTS else value)
     if named or any(t in _NAME_TESTS for t in texts):
         return named[:1]
@@ -288,12 +292,11 @@ def _protected_under(folder: Path) -> Iterator[str]:
         base = Path(root).relative_to(folder)
         for name in [*dirs, *names]:
             seen += 1
-            lowered = name.lower()
-            if lowered == ".git" or lowered.endswith(".pth") or lowered == "pyvenv.cfg":
+            if is_protected_name(name):
                 yield str(base / name)
-        dirs[:] = [d for d in dirs if d.lower() != ".git"]
+        dirs[:] = [d for d in dirs if d.lower() != GIT_ENTRY]
         if seen > _WALK_LIMIT:
-            yield ".git"
+            yield GIT_ENTRY
             return
 
 

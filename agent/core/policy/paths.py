@@ -18,18 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core.policy.context import Denied
-from agent.core.policy.protected import write_refusal
+from agent.core.policy.protected import refusal_at
 from agent.core.policy.syntax import Word
 from agent.sandbox.plan import SYSTEM_DIRS
-from common.paths import WORKSPACE_ROOT_NAME
 
 #: Devices any command may read or write.
 SAFE_DEVICES = frozenset(
     {"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom",
      "/dev/random"}
 )  # fmt: skip
-#: Folders of the project that belong to the harness: the model never writes there.
-HARNESS_FOLDERS = (".git", WORKSPACE_ROOT_NAME)
 _NETWORK_DEVICES = ("/dev/tcp/", "/dev/udp/")
 #: Folder entries a glob may make the judge look at before it is denied as too broad.
 GLOB_BUDGET = 20_000
@@ -117,14 +114,11 @@ def check_path(
                     "work with files inside the project only"
                 )
             if write:
-                first = resolved.relative_to(root).parts[:1]
-                if first and first[0] in HARNESS_FOLDERS:
-                    raise Denied(
-                        f"the {what} {word.raw} is inside {first[0]}/, which belongs to the "
-                        "harness; write project files only (the harness commits them)"
-                    )
-                if not removing:
-                    _check_protected(word, root, cwd / candidate, resolved, what)
+                reason = refusal_at(
+                    root, cwd / candidate, resolved, word.raw, what, removing=removing
+                )
+                if reason:
+                    raise Denied(reason)
 
 
 def _in_system_folder(resolved: Path) -> bool:
@@ -132,17 +126,6 @@ def _in_system_folder(resolved: Path) -> bool:
     if any(resolved.is_relative_to(secret) for secret in _SYSTEM_SECRETS):
         return False
     return any(resolved.is_relative_to(folder) for folder in SANDBOX_SYSTEM_FOLDERS)
-
-
-def _check_protected(word: Word, root: Path, written: Path, resolved: Path, what: str) -> None:
-    """The files the harness reads, by the name the model wrote and the place it reaches
-    (a link named ``cfg`` to ``sub/.git/config``, or ``sub/.git`` linked to a folder)."""
-    lexical = Path(os.path.normpath(written))
-    for place in (lexical, resolved):
-        if place.is_relative_to(root):
-            reason = write_refusal(place.relative_to(root), word.raw, what)
-            if reason:
-                raise Denied(reason)
 
 
 def resolve_in(text: str, cwd: Path) -> Path:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from agent.core.policy import files, git, interpreters, processes, shell, tools
 from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
-from agent.core.policy.paths import HARNESS_FOLDERS
+from agent.core.policy.protected import HARNESS_FOLDERS
 from agent.core.policy.syntax import Word
 
 if TYPE_CHECKING:
