@@ -30,6 +30,7 @@ from common.schemas.checkpoint import (
     MrReviewContext,
 )
 from common.schemas.issues import TrackedIssue
+from common.schemas.outbound import FlaggedFile
 
 VERIFY_ATTEMPTS = 3
 VERIFY_PAUSE_S = 1.0
@@ -110,13 +111,11 @@ async def mr_phase_transition(run: Run) -> None:
     if not decision.approved:
         raise run.desk.pause(checkpoint)
     if spec.skip_mr_creation:
-        unapproved = await held_files.branch_flagged(run)
-        if unapproved:
-            names = ", ".join(item.path for item in unapproved)
-            run.log(f"not pushed: flagged change(s) no person approved: {names}")
-            where = "stay (not pushed: flagged changes no person approved)"
-        else:
+        try:
             where = await _publish(run) or "stay"
+        except UnapprovedChanges as held:
+            run.log(f"not pushed: {held}")
+            where = "stay (not pushed: flagged changes no person approved)"
         run.store.move(
             Phase.DONE, f"skip_mr_creation: changes {where} on {run.info.feature_branch}"
         )
@@ -211,12 +210,11 @@ async def mr_create(run: Run) -> None:
     assert title is not None and description is not None
     source = run.info.feature_branch
     await integrity.guard(run, "before the merge request")
-    unapproved = await held_files.branch_flagged(run)
-    if unapproved:
-        names = ", ".join(item.path for item in unapproved)
-        run.store.move(Phase.MR_REVIEW, f"flagged change(s) no person approved: {names}")
+    try:
+        await _publish(run)
+    except UnapprovedChanges as held:
+        run.store.move(Phase.MR_REVIEW, str(held))
         return
-    await _publish(run)
     faultpoints.reached("mr_create.pushed")
     record = await run.tracker.create_merge_request(title, description, source, spec.target_branch)
     faultpoints.reached("mr_create.created")
@@ -230,8 +228,26 @@ async def mr_create(run: Run) -> None:
     raise TrackerError(f"merge request for {source} was not found after creating it")
 
 
+class UnapprovedChanges(Exception):
+    """The branch holds flagged changes no person approved: it is not published."""
+
+    def __init__(self, flagged: list[FlaggedFile]) -> None:
+        self.flagged = flagged
+        names = ", ".join(item.path for item in flagged)
+        super().__init__(f"flagged change(s) no person approved: {names}")
+
+
 async def _publish(run: Run) -> str | None:
-    """Push the feature branch where the tracker publishes (GitLab); ``None`` when it does not."""
+    """Push the feature branch where the tracker publishes (GitLab); ``None`` when it does not.
+
+    The outbound review of the whole branch comes first, here and not at the callers, so
+    no way to publish skips it: :class:`UnapprovedChanges` when a flagged change on the
+    branch has no person's approval (raised in file-only mode too: the merge request or
+    the finished branch waits for the same approval).
+    """
+    unapproved = await held_files.branch_flagged(run)
+    if unapproved:
+        raise UnapprovedChanges(unapproved)
     tracker = run.tracker
     if not isinstance(tracker, BranchPublisher):
         return None
