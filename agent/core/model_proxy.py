@@ -51,6 +51,15 @@ from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.endpoint_rules import Refusal
 from agent.core.endpoint_usage import read_usage, requested_model
 from agent.core.log import AgentLog
+from agent.core.request_framing import (
+    CHUNKED,
+    RequestHead,
+    body_framing,
+    chunk_end,
+    chunk_size,
+    parse_head,
+    trailer_line,
+)
 from agent.core.trace import TraceSession
 from agent.core.trace_wire import decode_body, record_exchange
 from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
@@ -274,10 +283,12 @@ class ModelProxy:
             # Only the proxy's end cancels a connection. Python 3.11's stream server reports
             # a cancelled handler as an unhandled exception (with a traceback): end quietly.
             log.debug("proxy connection closed with the proxy")
-        except ValueError as e:  # a malformed request line or header, an absolute URL
+        except ValueError as e:  # a malformed head, an ambiguous framing, an absolute URL
             refused = endpoint_rules.malformed(str(e))
             if self.meter is not None:
                 self.meter.refuse(refused)
+            elif self._log is not None:
+                self._log(f"[endpoint] model endpoint refused a request: {refused.message}")
             else:
                 log.warning("proxy got a malformed request: %s", e)
             await self._refuse(writer, refused, keep_alive=False)
@@ -298,10 +309,11 @@ class ModelProxy:
             if e.partial.strip():
                 raise
             return False  # the client closed an idle connection
-        method, target, headers = _parse_head(head)
-        keep_alive = _header(headers, "connection").lower() != "close"
+        request = parse_head(head)
+        method, target, headers = request.method, request.target, request.headers
+        keep_alive = request.header("connection").lower() != "close"
         try:
-            body = await _read_body(reader, headers, MAX_BODY_BYTES)
+            body = await _read_body(reader, request, MAX_BODY_BYTES)
         except _TooLarge:
             await self._refuse(writer, endpoint_rules.too_large(MAX_BODY_BYTES), keep_alive=False)
             return False
@@ -417,60 +429,32 @@ def _owner_only(path: Path) -> None:
     path.chmod(0o600)
 
 
-def _parse_head(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:
-    """Method, target and headers of a request head.
-
-    Raises:
-        ValueError: the request line or a header is malformed.
-    """
-    lines = head.decode("latin-1").split("\r\n")
-    method, target, _version = lines[0].split(" ", 2)
-    if not target.startswith("/"):
-        raise ValueError(f"unsupported request target {target[:80]!r}")
-    headers = []
-    for line in lines[1:]:
-        if not line:
-            continue
-        name, sep, value = line.partition(":")
-        if not sep:
-            raise ValueError(f"malformed header line {line[:80]!r}")
-        headers.append((name.strip(), value.strip()))
-    return method, target, headers
-
-
-def _header(headers: list[tuple[str, str]], name: str) -> str:
-    return next((value for key, value in headers if key.lower() == name), "")
-
-
 class _TooLarge(Exception):
     """A request body over the limit: answered 413 and the connection closed."""
 
 
-async def _read_body(
-    reader: asyncio.StreamReader, headers: list[tuple[str, str]], limit: int
-) -> bytes:
+async def _read_body(reader: asyncio.StreamReader, head: RequestHead, limit: int) -> bytes:
     """The request's body, by its framing (chunked or ``content-length``), at most ``limit``.
 
     Raises:
         _TooLarge: the body is (or announces to be) longer than ``limit``.
-        ValueError: a size that is not a number.
+        BadFraming: a framing open to two readings (:mod:`agent.core.request_framing`).
     """
-    if _header(headers, "transfer-encoding").lower() == "chunked":
+    framing = body_framing(head)
+    if framing == CHUNKED:
         data = bytearray()
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                while (await reader.readuntil(b"\r\n")).strip():  # trailers
-                    pass
-                return bytes(data)
+        while size := chunk_size(await reader.readuntil(b"\r\n")):
             if len(data) + size > limit:
                 raise _TooLarge
             data += await reader.readexactly(size)
-            await reader.readexactly(2)
-    length = int(_header(headers, "content-length") or 0)
-    if length > limit:
+            chunk_end(await reader.readexactly(2))
+        while trailer_line(await reader.readuntil(b"\r\n")):
+            pass
+        return bytes(data)
+    assert isinstance(framing, int)
+    if framing > limit:
         raise _TooLarge
-    return await reader.readexactly(length) if length > 0 else b""
+    return await reader.readexactly(framing) if framing > 0 else b""
 
 
 async def _relay(

@@ -245,6 +245,78 @@ def _announce_a_huge_body(path: Path) -> bytes:
         return received
 
 
+HIDDEN = b"GET /rt/x.sh HTTP/1.1\r\nhost: x\r\n\r\n"
+"""The request an ambiguous framing would hide in a message's body, unfiltered and unmetered."""
+POST = b"POST /v1/messages HTTP/1.1\r\nhost: x\r\n"
+CHUNKS = b"%x\r\n%s\r\n0\r\n\r\n" % (len(MESSAGE), MESSAGE)
+LENGTH = b"%d" % len(MESSAGE)
+SMUGGLED = {
+    "te-and-cl": POST
+    + b"content-length: %d\r\ntransfer-encoding: chunked\r\n\r\n" % (len(CHUNKS) + len(HIDDEN))
+    + CHUNKS
+    + HIDDEN,
+    "te-not-only-chunked": POST + b"transfer-encoding: chunked, identity\r\n\r\n" + CHUNKS + HIDDEN,
+    "te-other-coding": POST + b"transfer-encoding: gzip\r\n\r\n" + CHUNKS + HIDDEN,
+    "te-twice": POST
+    + b"transfer-encoding: chunked\r\ntransfer-encoding: chunked\r\n\r\n"
+    + CHUNKS
+    + HIDDEN,
+    "te-on-http-1.0": POST.replace(b"1.1", b"1.0")
+    + b"transfer-encoding: chunked\r\n\r\n"
+    + CHUNKS
+    + HIDDEN,
+    "cl-disagree": POST
+    + b"content-length: %s\r\ncontent-length: %d\r\n\r\n" % (LENGTH, len(MESSAGE) + len(HIDDEN))
+    + MESSAGE
+    + HIDDEN,
+    "cl-list-disagree": POST + b"content-length: %s, 0\r\n\r\n" % LENGTH + MESSAGE + HIDDEN,
+    "cl-plus": POST + b"content-length: +%s\r\n\r\n" % LENGTH + MESSAGE + HIDDEN,
+    "cl-negative": POST + b"content-length: -1\r\n\r\n" + MESSAGE + HIDDEN,
+    "cl-underscore": POST + b"content-length: 1_0\r\n\r\n" + MESSAGE + HIDDEN,
+    "cl-nbsp": POST + b"content-length: \xa0%s\r\n\r\n" % LENGTH + MESSAGE + HIDDEN,
+    "cl-look-alike": POST
+    + b"content_length: 0\r\ncontent-length: %s\r\n\r\n" % LENGTH
+    + MESSAGE
+    + HIDDEN,
+    "space-before-colon": POST
+    + b"transfer-encoding : chunked\r\ncontent-length: %s\r\n\r\n" % LENGTH
+    + MESSAGE
+    + HIDDEN,
+    "obs-fold": POST
+    + b"content-length: %s\r\nx-note: a\r\n transfer-encoding: chunked\r\n\r\n" % LENGTH
+    + MESSAGE
+    + HIDDEN,
+    "bare-lf": POST
+    + b"x-note: a\ntransfer-encoding: chunked\r\ncontent-length: %s\r\n\r\n" % LENGTH
+    + MESSAGE
+    + HIDDEN,
+    "vertical-tab": POST + b"transfer-encoding: \x0bchunked\r\n\r\n" + CHUNKS + HIDDEN,
+    "chunk-size-signed": POST + b"transfer-encoding: chunked\r\n\r\n+" + CHUNKS + HIDDEN,
+    "chunk-size-0x": POST + b"transfer-encoding: chunked\r\n\r\n0x" + CHUNKS + HIDDEN,
+    "chunk-size-empty": POST + b"transfer-encoding: chunked\r\n\r\n\r\n" + HIDDEN,
+    "chunk-longer-than-announced": POST
+    + b"transfer-encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(MESSAGE) - 2, MESSAGE)
+    + HIDDEN,
+}
+
+
+@pytest.mark.parametrize("raw", SMUGGLED.values(), ids=SMUGGLED.keys())
+async def test_an_ambiguous_framing_is_refused_and_nothing_reaches_the_host(raw: bytes) -> None:
+    with MeteredHost() as host:
+        async with endpoint(host.url) as gate:
+            with gate.meter.window("session coding-1") as spent:
+                answer = await asyncio.to_thread(_send_raw, gate.socket, raw)
+    assert answer.startswith(b"HTTP/1.1 400") and b"connection: close" in answer
+    assert answer.count(b"HTTP/1.1 ") == 1  # the hidden request was never read as one
+    _head, _, body = answer.partition(b"\r\n\r\n")
+    error = json.loads(body)["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["message"].startswith("malformed request: ")
+    assert host.seen == [] and spent.requests == 0
+    assert gate.meter.refused == 1 and len(gate.counted) == 1
+    assert gate.lines == [f"[endpoint] {gate.counted[0]}"]
+
+
 async def test_the_embedded_model_is_filtered_and_counted_at_no_cost() -> None:
     with PlaybookServer(load_playbook(DEMO_PLAYBOOK)) as server:
         async with endpoint(server.url, priced=False) as gate:

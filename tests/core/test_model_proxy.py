@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import socket
 import time
 
 import httpx2
 import pytest
 
+from agent.core.log import AgentLog
 from agent.core.model_proxy import (
     DUMMY_KEY,
     OAUTH_BETA,
@@ -113,3 +116,30 @@ async def test_an_unknown_host_is_answered_502_naming_dns() -> None:
         response = await client.post(f"{url}/v1/messages", json={})
     assert response.status_code == 502
     assert response.headers[PROXY_ERROR_HEADER] == "dns"
+
+
+async def test_an_ambiguous_framing_without_a_meter_is_refused_and_logged() -> None:
+    with FakeEndpoint() as endpoint:
+        out = io.StringIO()
+        upstream = Upstream(endpoint.url, "api_key", "sk-real")
+        async with ModelProxy(upstream, AgentLog(out)) as url:
+            port = int(url.rsplit(":", 1)[1])
+            hidden = b"POST /v1/messages/count_tokens HTTP/1.1\r\nhost: x\r\n\r\n"
+            raw = (
+                b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n"
+                b"transfer-encoding: chunked\r\n\r\n0\r\n\r\n" + hidden
+            )
+            answer = await asyncio.to_thread(_send_tcp, port, raw)
+    assert answer.startswith(b"HTTP/1.1 400") and answer.count(b"HTTP/1.1 ") == 1
+    assert b"both Transfer-Encoding and Content-Length" in answer
+    assert endpoint.seen == []
+    assert "[endpoint] model endpoint refused a request: malformed request:" in out.getvalue()
+
+
+def _send_tcp(port: int, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
