@@ -133,9 +133,9 @@ def _sequence(body: str) -> list[str] | None:
     return [str(low + i * direction).zfill(width) for i in range(count)]
 
 
-def loop_values(for_node: Node, tree: Node, *, braces: bool) -> tuple[str, tuple[Word, ...]] | None:
-    """A ``for`` loop's variable and its values, when every value is written out and the
-    command assigns the variable nowhere else."""
+def loop_values(for_node: Node, tree: Node) -> tuple[str, tuple[Word, ...]] | None:
+    """A ``for`` loop's variable and its values (brace expansions expanded), when every
+    value is written out and the command assigns the variable nowhere else."""
     variable = for_node.child_by_field_name("variable")
     if variable is None or not any(child.type == "in" for child in for_node.children):
         return None
@@ -146,7 +146,7 @@ def loop_values(for_node: Node, tree: Node, *, braces: bool) -> tuple[str, tuple
             continue
         if child.type in ("comment",):
             continue
-        expanded = brace_words(child) if braces else None
+        expanded = brace_words(child)
         words = expanded if expanded is not None else [word_of(child)]
         for word in words:
             if word.text is None or word.braces or not word.text or _blank(word.text):

@@ -240,7 +240,7 @@ class Judge:
         sandboxed session a ``for`` variable over written-out words has those values."""
         bound = None
         if node.type == "for_statement" and self.context.sandboxed and self._tree is not None:
-            bound = loop_values(node, self._tree, braces=True)
+            bound = loop_values(node, self._tree)
         saved = dict(self.bindings)
         if bound is not None:
             self.bindings[bound[0]] = bound[1]
