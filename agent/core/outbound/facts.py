@@ -2,8 +2,9 @@
 objects (the branch before the push).
 
 Nothing here follows a link or runs anything the model wrote: links are read with
-``readlink``, files with ``lstat`` and a bounded read, objects with ``cat-file``
-(hardened, jailed: :mod:`common.workspace.git`).
+``readlink``, files with ``lstat`` and a bounded read, objects with one ``cat-file``
+batch for the whole change (hardened, jailed: :mod:`common.workspace.git`,
+:mod:`.blobs`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from agent.core.outbound import blobs
 from agent.core.outbound.classify import BINARY_SNIFF, FileFacts, Kind
 from common.workspace import git, pathnames
 
@@ -20,6 +23,8 @@ EXECUTABLE_MODE = b"100755"
 LINK_MODE = b"120000"
 GITLINK_MODE = b"160000"
 NO_MODE = b"000000"
+#: Modes whose object is not read as a file: deleted, a link, a nested repository's commit.
+_NOT_FILES = (NO_MODE, LINK_MODE, GITLINK_MODE)
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 
@@ -86,11 +91,18 @@ def from_branch(project: Path, base: str, tip: str, max_bytes: int) -> list[Obse
         project, "diff", "--raw", "--no-abbrev", "-z", "--no-renames", f"{base}...{tip}"
     )
     fields = git.split_nul(out)
-    observed: list[Observed] = []
-    for meta, raw in zip(fields[0::2], fields[1::2], strict=False):
-        old_mode, new_mode, _old, new_blob, _status = meta.lstrip(b":").split(b" ")[:5]
-        path = pathnames.key(raw)
-        observed.append(_from_object(project, path, old_mode, new_mode, new_blob, max_bytes))
+    changes = [_change(meta, raw) for meta, raw in zip(fields[0::2], fields[1::2], strict=False)]
+    # Two git processes for every blob of the change, not two per blob: sizes, then the
+    # contents of the links and of the files within the limit.
+    size_of = blobs.sizes(project, [c.blob for c in changes if c.new_mode not in _NOT_FILES])
+    wanted = [
+        c.blob
+        for c in changes
+        if c.new_mode == LINK_MODE
+        or (c.new_mode not in _NOT_FILES and size_of[c.blob] <= max_bytes)
+    ]
+    content_of = blobs.contents(project, wanted)
+    observed = [_from_object(change, size_of, content_of, max_bytes) for change in changes]
     # The harness's diff never looks into (nor lists) nested repositories: compare trees.
     fork = git.git(project, "merge-base", base, tip).strip()
     before = _gitlinks_of(project, fork)
@@ -112,20 +124,35 @@ def _gitlinks_of(project: Path, rev: str) -> dict[str, str]:
     return found
 
 
+class _Change(NamedTuple):
+    """One line of ``git diff --raw``: the path, its modes before and after, its object."""
+
+    path: str
+    old_mode: bytes
+    new_mode: bytes
+    blob: str
+
+
+def _change(meta: bytes, raw: bytes) -> _Change:
+    old_mode, new_mode, _old, new_blob = meta.lstrip(b":").split(b" ")[:4]
+    return _Change(pathnames.key(raw), old_mode, new_mode, new_blob.decode())
+
+
 def _from_object(
-    project: Path, path: str, old_mode: bytes, new_mode: bytes, blob: bytes, max_bytes: int
+    change: _Change, size_of: dict[str, int], content_of: dict[str, bytes], max_bytes: int
 ) -> Observed:
+    """One change's facts from the sizes and contents read for the whole change."""
+    path, old_mode, new_mode, name = change
     was_executable = old_mode == EXECUTABLE_MODE
-    name = blob.decode()
     if new_mode == NO_MODE:
         return Observed(FileFacts(path, Kind.DELETED, was_executable=was_executable), None)
     if new_mode == GITLINK_MODE:
         return Observed(FileFacts(path, Kind.GITLINK), None, name)
     if new_mode == LINK_MODE:
-        target = git.git_bytes(project, "cat-file", "blob", name)
+        target = content_of[name]
         return Observed(FileFacts(path, Kind.SYMLINK, len(target), target), None, name)
-    size = int(git.git(project, "cat-file", "-s", name).strip())
-    content = git.git_bytes(project, "cat-file", "blob", name) if size <= max_bytes else b""
+    size = size_of[name]
+    content = content_of[name] if size <= max_bytes else b""
     facts = FileFacts(
         path,
         Kind.FILE,
