@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint
-from common.schemas.spec import AgentSpec
+from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from common.workspace import checkpoints
 from common.workspace.setup import prepare_workspace
 
@@ -106,3 +107,21 @@ def harness(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
         timeout=300,
         env={**os.environ, **(env or {})},
     )
+
+
+def run_local_spec(
+    home: Path, project: Path, spec_file: Path, playbook: Path
+) -> subprocess.CompletedProcess[str]:
+    """``harness run --auto-accept --wait`` of ``spec_file`` on ``project`` (file-only, the
+    embedded model playing ``playbook``), the specs written under ``home``."""
+    specs = home / "specs.json"
+    spec = {
+        "spec_file": str(spec_file),
+        "project_dir": str(project),
+        "target_branch": "main",
+        "file_only_mode": True,
+        "model": LOCAL_MODEL,
+        "playbook": str(playbook),
+    }
+    specs.write_text(json.dumps([spec]))
+    return harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")

@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,14 +27,6 @@ def harness(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*HARNESS, *args], cwd=REPO, capture_output=True, text=True, timeout=120, env=os.environ
     )
-
-
-@pytest.fixture
-def daemon_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = Path(tempfile.mkdtemp(prefix="hc", dir="/tmp"))
-    monkeypatch.setenv("HARNESS_HOME", str(home))
-    yield home
-    harness("daemon", "stop")
 
 
 @pytest.mark.parametrize(

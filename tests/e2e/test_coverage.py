@@ -8,9 +8,7 @@ right, so issue #1 is set aside after three sessions and its section stays uncov
 
 from __future__ import annotations
 
-import json
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,9 +18,8 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, SpecToIssuesCheckpoint
 from common.schemas.milestone import FileMilestone
-from common.schemas.spec import LOCAL_MODEL
 from common.workspace import checkpoints
-from tests.e2e.agents import harness
+from tests.e2e.agents import harness, run_local_spec
 from tests.e2e.test_project_env import calc_project
 
 pytestmark = pytest.mark.slow
@@ -30,28 +27,10 @@ DATA = Path(__file__).parent / "data"
 GAPS = "#1 set aside; 1 section uncovered: half"
 
 
-@pytest.fixture
-def daemon_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = Path(tempfile.mkdtemp(prefix="hcov", dir="/tmp"))
-    monkeypatch.setenv("HARNESS_HOME", str(home))
-    yield home
-    harness("daemon", "stop")
-
-
 def test_a_set_aside_issue_makes_the_run_partial_not_complete(daemon_home: Path) -> None:
     project = calc_project(Path(tempfile.mkdtemp(prefix="e2c-", dir="/tmp")))
-    specs = daemon_home / "specs.json"
-    spec = {
-        "spec_file": str(DATA / "set-aside-spec.md"),
-        "project_dir": str(project),
-        "target_branch": "main",
-        "file_only_mode": True,
-        "model": LOCAL_MODEL,
-        "playbook": str(DATA / "set-aside-playbook.json"),
-    }
-    specs.write_text(json.dumps([spec]))
-
-    ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
+    spec, playbook = DATA / "set-aside-spec.md", DATA / "set-aside-playbook.json"
+    ran = run_local_spec(daemon_home, project, spec, playbook)
 
     assert ran.returncode == 0, ran.stdout + ran.stderr
     listed = harness("list").stdout.splitlines()

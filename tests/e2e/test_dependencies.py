@@ -15,7 +15,6 @@ import getpass
 import json
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,10 +31,9 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
-from common.schemas.spec import LOCAL_MODEL
 from common.workspace import checkpoints, git
 from common.workspace.setup import prepare_workspace
-from tests.e2e.agents import finish, harness, log_text, phase_reached, start_agent
+from tests.e2e.agents import finish, harness, log_text, phase_reached, run_local_spec, start_agent
 from tests.e2e.test_cli import pending_in
 from tests.e2e.test_project_env import calc_project, local_spec
 
@@ -43,28 +41,10 @@ pytestmark = pytest.mark.slow
 DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture
-def daemon_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = Path(tempfile.mkdtemp(prefix="hdep", dir="/tmp"))
-    monkeypatch.setenv("HARNESS_HOME", str(home))
-    yield home
-    harness("daemon", "stop")
-
-
 def run_to_the_end(home: Path, name: str) -> tuple[Path, WorkspaceFiles]:
     """Run the spec and playbook ``name`` with auto-accept; the project and its workspace."""
     project = calc_project(Path(tempfile.mkdtemp(prefix="e2d-", dir="/tmp")))
-    specs = home / "specs.json"
-    spec = {
-        "spec_file": str(DATA / f"{name}-spec.md"),
-        "project_dir": str(project),
-        "target_branch": "main",
-        "file_only_mode": True,
-        "model": LOCAL_MODEL,
-        "playbook": str(DATA / f"{name}-playbook.json"),
-    }
-    specs.write_text(json.dumps([spec]))
-    ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
+    ran = run_local_spec(home, project, DATA / f"{name}-spec.md", DATA / f"{name}-playbook.json")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return project, WorkspaceFiles(next((project / ".claude-agent").iterdir()))
 

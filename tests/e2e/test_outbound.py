@@ -29,12 +29,11 @@ from common.schemas.milestone import FileMilestone
 from common.schemas.outbound import FileChoice, FindingKind
 from common.workspace import checkpoints, git
 from tests.e2e.agents import phase_reached
-from tests.e2e.test_cli import daemon_home, harness, pending_in
+from tests.e2e.test_cli import harness, pending_in
 from tests.e2e.test_project_env import calc_project, local_spec
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).parent / "data"
-__all__ = ["daemon_home"]
 
 EXPECTED = {
     ".github/workflows/ci.yml": {FindingKind.PROTECTED_PATH},

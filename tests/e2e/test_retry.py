@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,6 @@ from tests.e2e.agents import harness
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def daemon_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = Path(tempfile.mkdtemp(prefix="hr", dir="/tmp"))
-    monkeypatch.setenv("HARNESS_HOME", str(home))
-    yield home
-    harness("daemon", "stop")
 
 
 def test_a_stopped_run_is_resumed_to_done_and_rerun_only_fresh(daemon_home: Path) -> None:
