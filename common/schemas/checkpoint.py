@@ -18,7 +18,7 @@ from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
-from common.schemas.outbound import FileChoice, Finding, FlaggedFile
+from common.schemas.outbound import FileChoice, Finding, FlaggedFile, OutboundSettings
 from common.schemas.spend import Spend
 
 
@@ -172,6 +172,9 @@ class ProjectVerificationContext(StrictModel):
     """Each quality check's run before any change (lint, type check…)."""
     uncommitted: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    outbound: OutboundSettings | None = None
+    """The outbound review's settings as shown to the person: recorded as approved, never
+    read again after the decision (``None``: a checkpoint from before they were carried)."""
 
 
 class SpecToIssuesContext(StrictModel):

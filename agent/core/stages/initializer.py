@@ -79,6 +79,7 @@ async def project_verification(run: Run) -> None:
         ]
         if uncommitted:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
+        outbound = outbound_settings(run)
         context = ProjectVerificationContext(
             project_dir=str(project),
             current_branch=await agit.current_branch(project),
@@ -91,6 +92,7 @@ async def project_verification(run: Run) -> None:
             quality_checks=check_runs,
             uncommitted=uncommitted,
             warnings=warnings,
+            outbound=outbound,
         )
         done = [
             f"{project} is a git repository; target branch {spec.target_branch} exists",
@@ -104,7 +106,6 @@ async def project_verification(run: Run) -> None:
         for name, result in check_runs.items():
             outcome = "passes" if result.passed else "fails"
             done.append(f"baseline check {name} (`{result.command}`): {outcome}")
-        outbound = outbound_settings(run)
         done.append(
             f"outbound review: files over {outbound.max_file_bytes:,} bytes, issues over "
             f"{outbound.max_diff_lines:,} lines or {outbound.max_diff_files} files, "
@@ -137,7 +138,8 @@ async def project_verification(run: Run) -> None:
             state.check_baseline = context.quality_checks
             state.project_env_kind = run.project_env.kind
             state.project_env_variables = run.project_env.variables
-            state.outbound = outbound_settings(run)
+            # What the person approved, not the file as it is now: read once, in build().
+            state.outbound = context.outbound or outbound_settings(run)
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
