@@ -253,10 +253,12 @@ def uv(judge: Judge, program: str, args: list[Word]) -> None:
     if texts[0] == "pip":
         pip(judge, "uv pip", args[1:])
         return
-    if texts[0] == "venv" and judge.context.sandboxed:
+    if texts[0] == "venv":
+        if not judge.context.sandboxed:
+            _network(judge, "uv venv")
         _uv_venv(judge, args[1:])
         return
-    if texts[0] in ("sync", "add", "remove", "lock", "tool", "python", "init", "venv",
+    if texts[0] in ("sync", "add", "remove", "lock", "tool", "python", "init",
                     "export", "publish", "build", "self", "cache"):  # fmt: skip
         _network(judge, f"uv {texts[0]}")
         check_paths(judge, args, write=True)
@@ -264,33 +266,101 @@ def uv(judge: Judge, program: str, args: list[Word]) -> None:
     raise Denied(f"uv {texts[0]} is not allowed; use uv run COMMAND")
 
 
+_UV_VENV_NETWORK = frozenset({"--index", "--default-index", "--index-url", "-i",
+                              "--extra-index-url", "--find-links", "-f",
+                              "--allow-insecure-host", "--keyring-provider"})  # fmt: skip
+"""Options that send ``uv venv`` to a package index (``--seed`` installs pip from one)."""
+_UV_VENV_VALUES = frozenset({"--python", "-p", "--prompt", "--index-strategy",
+                             "--exclude-newer", "--exclude-newer-package", "--link-mode",
+                             "--refresh-package", "--color", "--python-preference",
+                             "--cache-dir", "--config-file", "--directory", "--project",
+                             *_UV_VENV_NETWORK})  # fmt: skip
+"""The options of ``uv venv`` (its own and uv's global ones) that take a value: the word
+after them is that value, never the folder (``--prompt NAME`` names no folder)."""
+_UV_VENV_SHORT_VALUES = frozenset("pif")
+"""Short options with a value (``-p``, ``-i``, ``-f``); any other letter is a flag."""
+
+
+def uv_venv_arguments(args: list[Word]) -> tuple[list[tuple[str, Word]], list[Word]]:
+    """The options of ``uv venv ARGS`` that carry a value, each with its value, and the
+    positional words (the folder; uv takes one).
+
+    Values come as uv's parser reads them: the next word (``--prompt NAME``), after
+    ``=`` (``--prompt=NAME``), or glued to a short option (``-p3.12``, ``-qp 3.12``).
+    After ``--`` every word is positional. A flag takes no value.
+    """
+    options: list[tuple[str, Word]] = []
+    positionals: list[Word] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        text = word.text
+        index += 1
+        if text is None or not text.startswith("-") or text == "-":
+            positionals.append(word)
+        elif text == "--":
+            positionals.extend(args[index:])
+            break
+        elif text.startswith("--"):
+            option, equals, attached = text.partition("=")
+            if option not in _UV_VENV_VALUES:
+                continue
+            if equals:
+                options.append((option, Word(word.raw, attached)))
+            elif index < len(args):
+                options.append((option, args[index]))
+                index += 1
+        else:
+            for at, letter in enumerate(text[1:], start=2):
+                if letter not in _UV_VENV_SHORT_VALUES:
+                    continue
+                glued = text[at:].removeprefix("=")
+                if glued:
+                    options.append((f"-{letter}", Word(word.raw, glued)))
+                elif index < len(args):
+                    options.append((f"-{letter}", args[index]))
+                    index += 1
+                break
+    return options, positionals
+
+
 def _uv_venv(judge: Judge, args: list[Word]) -> None:
-    """``uv venv [FOLDER] [-p PYTHON]`` in a sandboxed session, as ``python -m venv``.
+    """``uv venv [FOLDER] [-p PYTHON] [--prompt NAME]…``, as ``python -m venv``.
 
     The ``pyvenv.cfg`` and ``.pth`` it writes name the interpreter it was made from,
     which must run inside the sandbox, so they name no place the sandbox hides (the
     issue 14 attack wrote a ``.pth`` naming ``HARNESS_HOME`` by hand; writing those files
-    by hand stays denied). The folder stays in the project; ``--python`` is a version
-    or an interpreter the policy would let run."""
-    index = 0
-    while index < len(args):
-        text = args[index].text or ""
-        option, _, attached = text.partition("=")
-        if option in ("-p", "--python"):
-            value = Word(args[index].raw, attached) if attached else None
-            if value is None and index + 1 < len(args):
-                value = args[index + 1]
-                index += 1
-            if value is not None and "/" in (value.text or "/"):
-                judge.check_path(value, write=False)
-        elif text.startswith("-"):
-            if option in ("--index", "--index-url", "--extra-index-url", "--find-links", "-f"):
-                _network(judge, f"uv venv {option}")
-            if option in ("--prompt", "--relocatable", "--seed") or attached:
-                pass
-        else:
-            judge.check_path(args[index], write=True)
-        index += 1
+    by hand stays denied). The folder stays in the project (under ``--directory`` when
+    one is given); ``--python`` is a version or an interpreter the policy would let run;
+    the cache folder is written, the config file read; other values (a prompt, a
+    strategy) name no file."""
+    options, positionals = uv_venv_arguments(args)
+    directory: Word | None = None
+    for option, value in options:
+        if option in _UV_VENV_NETWORK:
+            _network(judge, f"uv venv {option}")
+        elif option in ("-p", "--python") and "/" in (value.text or "/"):
+            judge.check_path(value, write=False)
+        elif option == "--cache-dir":
+            judge.check_path(value, write=True)
+        elif option == "--config-file":
+            judge.check_path(value, write=False)
+        elif option in ("--directory", "--project"):
+            judge.check_path(value, write=False, what="folder")
+            directory = value if option == "--directory" else directory
+    if directory is not None and not positionals:
+        positionals = [Word(".venv", ".venv")]  # uv's default folder, under --directory
+    for folder in positionals:
+        judge.check_path(_under(directory, folder), write=True)
+
+
+def _under(directory: Word | None, path: Word) -> Word:
+    """``path`` as uv resolves it: relative paths under ``--directory`` when given."""
+    if directory is None or directory.text is None or path.text is None:
+        return path
+    if path.text.startswith("/"):
+        return path
+    return Word(f"{directory.raw}/{path.raw}", f"{directory.text.rstrip('/')}/{path.text}")
 
 
 def poetry(judge: Judge, program: str, args: list[Word]) -> None:
