@@ -8,17 +8,19 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from watchfiles import awatch
 
 from agent.control.demo import prepare_demo
-from common.atomic import read_model_or_none
+from common.atomic import read_model, read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint
+from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
-from common.workspace import checkpoints
+from common.workspace import checkpoints, git
 from common.workspace.setup import prepare_workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -125,3 +127,28 @@ def run_local_spec(
     }
     specs.write_text(json.dumps([spec]))
     return harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
+
+
+DEMO_FEATS = [
+    "feat(#1): Add slugify",
+    "feat(#2): Add word_count (case-insensitive word frequencies)",
+    "feat(#3): Add truncate",
+]
+"""The demo's feature commits, sorted: one per issue."""
+
+
+def assert_demo_done_once(files: WorkspaceFiles, project: Path) -> AgentState:
+    """The demo ended DONE with each issue done exactly once: one feat commit and one
+    closure note per issue, no note twice, and a merge request. Returns the state."""
+    state = read_model(files.state, AgentState)
+    assert state.phase is Phase.DONE, state.failure
+    subjects = git.git(project, "log", "--format=%s", "main..feature/textkit-helpers")
+    assert sorted(subjects.splitlines()) == DEMO_FEATS
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [issue.state for issue in milestone.issues] == ["closed"] * 3
+    for issue in milestone.issues:
+        kinds = Counter(note.kind for note in issue.notes)
+        assert kinds["closure"] == 1, (issue.iid, kinds)
+        assert len({(n.kind, n.body) for n in issue.notes}) == len(issue.notes), issue.iid
+    assert milestone.merge_request is not None
+    return state

@@ -10,7 +10,6 @@ run whose first session runs out of turns.
 from __future__ import annotations
 
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,11 @@ import pytest
 from agent.core.faultpoints import POINTS, VARIABLE
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
-from common.schemas.agent_state import AgentState, Phase
 from common.schemas.budget import Budgets
 from common.schemas.milestone import FileMilestone
 from common.workspace import git
 from common.workspace.setup import prepare_workspace
-from tests.e2e.agents import demo_workspace, finish, log_text, start_agent
+from tests.e2e.agents import assert_demo_done_once, demo_workspace, finish, log_text, start_agent
 from tests.e2e.test_project_env import calc_project, local_spec
 
 DATA = Path(__file__).parent / "data"
@@ -50,22 +48,7 @@ def test_killed_at_a_step_boundary_the_agent_resumes_to_done_exactly_once(
     monkeypatch.delenv(VARIABLE)
     assert finish(start_agent(files), timeout=180) == 0, log_text(files)
 
-    state = read_model(files.state, AgentState)
-    assert state.phase is Phase.DONE
-    project = spec.project_dir
-    subjects = git.git(project, "log", "--format=%s", "main..feature/textkit-helpers")
-    assert sorted(subjects.splitlines()) == [
-        "feat(#1): Add slugify",
-        "feat(#2): Add word_count (case-insensitive word frequencies)",
-        "feat(#3): Add truncate",
-    ]
-    milestone = read_model(files.milestone, FileMilestone)
-    assert [issue.state for issue in milestone.issues] == ["closed"] * 3
-    for issue in milestone.issues:
-        kinds = Counter(note.kind for note in issue.notes)
-        assert kinds["closure"] == 1, (issue.iid, kinds)
-        assert len({(n.kind, n.body) for n in issue.notes}) == len(issue.notes), issue.iid
-    assert milestone.merge_request is not None
+    assert_demo_done_once(files, spec.project_dir)
 
 
 def test_killed_after_the_handoff_note_the_next_session_finishes_with_one_note(
