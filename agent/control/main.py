@@ -17,7 +17,7 @@ from typing import Any
 from agent.control import answer, eval_command, follow, policy_command, trace_commands
 from agent.control.launch import start_agents
 from agent.control.printable_output import printable_output
-from agent.control.specs import parse_specs, with_model_latency
+from agent.control.specs import parse_specs, with_model_latency, with_parallel
 from agent.core import security_counts
 from agent.core.policy.audit import read_counts, status_line
 from agent.daemon import lifecycle
@@ -84,6 +84,8 @@ async def cmd_run(args: argparse.Namespace) -> int:
     specs = parse_specs(args.specs)
     if args.model_latency is not None:
         specs = with_model_latency(specs, args.model_latency)
+    if args.parallel is not None:
+        specs = with_parallel(specs, args.parallel)
     if args.auto_accept:
         specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
     return await start_agents(specs, wait=args.wait, fresh=args.fresh)
@@ -343,6 +345,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="the embedded model waits this long before each answer, as a real model would "
         "(overrides the specs' model_latency_s)",
+    )
+    run.add_argument(
+        "--parallel",
+        metavar="N",
+        help="work up to N ready issues at once, each in its own worktree and sandbox "
+        "(overrides the specs' parallel; 1 to 8)",
     )
     resume = add("resume", cmd_resume, "continue a stopped or failed agent where it ended")
     resume.add_argument("agent")

@@ -55,16 +55,41 @@ def with_model_latency(specs: list[AgentSpec], text: str) -> list[AgentSpec]:
         seconds = float(text)
     except ValueError:
         raise SpecError(f"--model-latency {text!r} is not a number of seconds") from None
+    return _overridden(specs, "--model-latency", text, "model_latency_s", seconds)
+
+
+def with_parallel(specs: list[AgentSpec], text: str) -> list[AgentSpec]:
+    """``specs`` with ``parallel`` set from ``harness run --parallel N``.
+
+    Like :func:`with_model_latency`: the flag wins for every spec of the batch, and the
+    spec's rules (1 to the maximum, the closed sandbox) judge it.
+
+    Raises:
+        SpecError: not a whole number, out of range, or a spec without the closed sandbox.
+    """
+    try:
+        count = int(text)
+    except ValueError:
+        raise SpecError(f"--parallel {text!r} is not a whole number of issues") from None
+    return _overridden(specs, "--parallel", text, "parallel", count)
+
+
+def _overridden(
+    specs: list[AgentSpec], flag: str, text: str, field: str, value: object
+) -> list[AgentSpec]:
+    """``specs`` with ``field`` set to ``value``, each validated whole again.
+
+    Raises:
+        SpecError: a spec refuses the value (its first reason, naming the flag and spec).
+    """
     updated: list[AgentSpec] = []
     for index, spec in enumerate(specs):
         try:
-            updated.append(
-                AgentSpec.model_validate({**spec.model_dump(), "model_latency_s": seconds})
-            )
+            updated.append(AgentSpec.model_validate({**spec.model_dump(), field: value}))
         except ValidationError as e:
             message = str(e.errors()[0]["msg"])
             raise SpecError(
-                f"--model-latency {text} for --specs[{index}]: {message[:1].lower()}{message[1:]}"
+                f"{flag} {text} for --specs[{index}]: {message[:1].lower()}{message[1:]}"
             ) from e
     return updated
 

@@ -20,6 +20,10 @@ LOCAL_MODEL = "local"
 #: after which the CLI and the agent's model proxy give up on one.
 MAX_MODEL_LATENCY_S = 300.0
 
+#: The most issues one agent works at once: each is a sandbox, a worktree and a model
+#: window of its own, and a person answers every slot's checkpoints.
+MAX_PARALLEL = 8
+
 
 class AgentSpec(StrictModel):
     """One agent's job: a spec file, a git repository and the branch to merge into."""
@@ -53,6 +57,12 @@ class AgentSpec(StrictModel):
     """Seconds the embedded model waits before each answer, as a real model takes time
     to answer: benchmarks and tests see real-model timing (each concurrent request waits
     its own). Only with ``model: "local"``; ``harness run --model-latency`` overrides it."""
+    parallel: int = Field(default=1, ge=1, le=MAX_PARALLEL, strict=True)
+    """How many issues whose dependencies are done may be worked at once, each in its own
+    git worktree, branch and sandbox. 1 (the default) works them one after another in
+    the project's own work tree. More than 1 needs the sandbox without the host network:
+    each session's own entrance to the model is what keeps the slots apart.
+    ``harness run --parallel`` overrides it."""
     test_command: str | None = None
     """The project's test command; detected from the project when not given."""
     policy: PolicySettings | None = None
@@ -87,6 +97,24 @@ class AgentSpec(StrictModel):
                 "embedded_model_only",
                 f'model_latency_s is for the embedded model (model "{LOCAL_MODEL}") only, '
                 f"not {named}",
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _parallel_only_in_a_closed_sandbox(self) -> AgentSpec:
+        """Slots are kept apart by the sandbox: each session reaches the model only through
+        its own entrance. Unsandboxed, or on the host network, one slot's commands could
+        reach another's entrance and speak as it, so parallel work is refused there."""
+        if self.parallel > 1 and not self.sandbox:
+            raise PydanticCustomError(
+                "parallel_needs_sandbox",
+                f"parallel {self.parallel} needs the sandbox (sandbox is false)",
+            )
+        if self.parallel > 1 and self.sandbox_network:
+            raise PydanticCustomError(
+                "parallel_needs_closed_network",
+                f"parallel {self.parallel} needs the sandbox without the host network "
+                "(sandbox_network is true)",
             )
         return self
 

@@ -17,6 +17,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,7 @@ def calc_project(root: Path) -> Path:
     return project
 
 
-def local_spec(project: Path, spec_file: Path, playbook: Path | None, **extra: object) -> AgentSpec:
+def local_spec(project: Path, spec_file: Path, playbook: Path | None, **extra: Any) -> AgentSpec:
     return AgentSpec(
         spec_file=spec_file,
         project_dir=project,
