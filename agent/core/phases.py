@@ -92,8 +92,8 @@ def resume_after_failure(state: AgentState, reason: str = "resumed") -> AgentSta
     resumed.phase = failed_in
     resumed.failure = None
     resumed.broken = False
-    if resumed.issue is not None:
-        resumed.issue.sessions = 0
+    for work in resumed.issues.values():
+        work.sessions = 0
     resumed.history = [*state.history, move]
     resumed.updated_at = utc_now()
     return resumed

@@ -105,13 +105,13 @@ class PendingEnrichment(StrictModel):
 class AgentState(StrictModel):
     """The orchestrator's durable memory between transitions.
 
-    Everything a resumed agent needs to continue lives here or in the tracker. The
-    issue in progress is one :class:`IssueWork` (``issue``); the rest belongs to the run.
-    A later ``issues: dict[int, IssueWork]`` (one per slot) keeps this shape: ``work``
-    and ``leave_issue`` then take the iid.
+    Everything a resumed agent needs to continue lives here or in the tracker. Each
+    issue in progress is one :class:`IssueWork` in ``issues``; the rest belongs to the
+    run. Worked one at a time there is at most one, read and set as ``issue``; worked
+    in parallel each has its slot (:class:`~common.schemas.issue_slot.IssueSlot`).
     """
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     phase: Phase = Phase.PROJECT_VERIFICATION
     test_command: str | None = None
     """Decided at project_verification (from the spec, or detected)."""
@@ -131,9 +131,9 @@ class AgentState(StrictModel):
     harness's own record an enrichment is compared with (never the tracker's text)."""
     scope_pending: list[PendingEnrichment] = Field(default_factory=list)
     """Enrichments that changed their issue's scope, waiting for enrichment_scope."""
-    issue: IssueWork | None = None
-    """The issue in progress (``None`` between issues); leaving it drops all of it at
-    once (:meth:`leave_issue`)."""
+    issues: dict[int, IssueWork] = Field(default_factory=dict)
+    """The issues in progress by iid (none between issues); leaving one drops all of it
+    at once (:meth:`leave_issue`)."""
     project_baseline: TestRun | None = None
     """The test run before any change (project_verification): its failures are
     pre-existing and never counted against the agent."""
@@ -198,32 +198,82 @@ class AgentState(StrictModel):
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        """A file from before :class:`IssueWork` (schema_version 1) loads in this shape."""
+        """A file from an earlier schema_version (1: flat issue fields, 2: one ``issue``)
+        loads in this shape."""
         return upgrade(data) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _issues_are_whole(self) -> AgentState:
+        """Each issue under its own number; several at once only each in its slot (one
+        work tree cannot hold two issues' changes apart)."""
+        for iid, work in self.issues.items():
+            if work.iid != iid:
+                raise ValueError(f"issues[{iid}] is the work of issue #{work.iid}")
+        if len(self.issues) > 1 and any(work.slot is None for work in self.issues.values()):
+            raise ValueError(
+                f"{len(self.issues)} issues in progress, not each in its own slot (worktree)"
+            )
+        return self
+
+    @property
+    def issue(self) -> IssueWork | None:
+        """The issue in progress when issues are worked one at a time (``None`` between
+        issues).
+
+        Raises:
+            ValueError: several are in progress (parallel work names its issue:
+                :meth:`work` with the iid).
+        """
+        if len(self.issues) > 1:
+            raise ValueError(
+                f"{len(self.issues)} issues are in progress ({_numbers(self.issues)}): "
+                "name the one meant"
+            )
+        return next(iter(self.issues.values()), None)
+
+    @issue.setter
+    def issue(self, work: IssueWork | None) -> None:
+        """Make ``work`` the only issue in progress (``None``: no issue)."""
+        self.issues = {} if work is None else {work.iid: work}
+
+    def slots(self) -> dict[int, IssueWork]:
+        """The issues in progress that are worked in a slot (parallel work), by iid."""
+        return {iid: work for iid, work in self.issues.items() if work.slot is not None}
 
     def editable_copy(self) -> AgentState:
         """An independent copy to edit: validating the dump builds every nested model and
         list anew (4 times faster than ``model_copy(deep=True)`` for a long history)."""
         return AgentState.model_validate(self.model_dump())
 
-    def work(self) -> IssueWork:
-        """The issue in progress.
+    def work(self, iid: int | None = None) -> IssueWork:
+        """The issue ``iid`` in progress (``None``: the one issue worked alone).
 
         Raises:
-            ValueError: no issue is in progress (a phase that needs one was reached
-                without it: the state file is not one the harness wrote).
+            ValueError: that issue is not in progress (a phase or slot that needs it
+                was reached without it: the state file is not one the harness wrote).
         """
-        if self.issue is None:
-            raise ValueError(f"no issue is in progress at {self.phase.value}")
-        return self.issue
+        work = self.issue if iid is None else self.issues.get(iid)
+        if work is None:
+            which = "no issue is" if iid is None else f"issue #{iid} is not"
+            raise ValueError(f"{which} in progress at {self.phase.value}")
+        return work
 
-    def leave_issue(self, *, set_aside: bool = False) -> None:
-        """Drop the issue in progress, all of it (closed, set aside, left for later).
+    def leave_issue(self, iid: int | None = None, *, set_aside: bool = False) -> None:
+        """Drop the issue ``iid`` in progress (``None``: the one worked alone), all of it
+        (closed, set aside, left for later).
 
         What outlives it stays on the run: its spend (``issue_spend``), the commits the
         harness made, the files a person excluded or approved. ``set_aside``: it is also
         listed among the issues left for a person.
         """
-        if set_aside and self.issue is not None:
-            self.set_aside = [*self.set_aside, self.issue.iid]
-        self.issue = None
+        work = self.issue if iid is None else self.issues.get(iid)
+        if work is None:
+            return
+        if set_aside:
+            self.set_aside = [*self.set_aside, work.iid]
+        self.issues = {key: value for key, value in self.issues.items() if key != work.iid}
+
+
+def _numbers(issues: dict[int, IssueWork]) -> str:
+    """``#1, #3``: the issues named in a message."""
+    return ", ".join(f"#{iid}" for iid in sorted(issues))

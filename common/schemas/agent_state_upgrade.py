@@ -1,16 +1,18 @@
-"""Reading an ``.agent_state.json`` written before :class:`IssueWork` (schema_version 1).
+"""Reading an ``.agent_state.json`` written by an earlier schema_version.
 
 Why: an agent killed mid-issue, or stopped at a checkpoint, is resumed from the file
 it left; a harness update must not strand it. Version 1 kept the issue's fields flat
-on the state; version 2 nests them in ``issue``. The upgrade is pure (a dict in, a
-dict out), so the model validates the result like any other state.
+on the state; version 2 nests them in one ``issue``; version 3 keeps every issue in
+progress in ``issues`` by iid (parallel work has several). Each upgrade is pure (a
+dict in, a dict out) and they run in turn, so the model validates the result like any
+other state.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 _FLAT_TO_NESTED: dict[str, str] = {
     "current_issue": "iid",
@@ -31,9 +33,29 @@ _FLAT_TO_NESTED: dict[str, str] = {
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` in the current version's shape (a current one is returned as is).
 
-    Only a dict that says ``"schema_version": 1`` is upgraded: every file the harness
-    wrote names its version, and a model built in code without one must keep failing
-    on a field it does not have (``AgentState(verdict=...)`` is an error, not dropped).
+    Only a dict that names an earlier ``schema_version`` is upgraded: every file the
+    harness wrote names its version, and a model built in code without one must keep
+    failing on a field it does not have (``AgentState(verdict=...)`` is an error, not
+    dropped).
+    """
+    if data.get("schema_version") == 1:
+        data = _from_version_1(data)
+    if data.get("schema_version") == 2:
+        data = _from_version_2(data)
+    return data
+
+
+def _from_version_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2's one ``issue`` (or none) as version 3's ``issues`` by iid."""
+    upgraded = {key: value for key, value in data.items() if key != "issue"}
+    upgraded["schema_version"] = 3
+    issue = data.get("issue")
+    upgraded["issues"] = {} if issue is None else {issue["iid"]: issue}
+    return upgraded
+
+
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1's flat issue fields nested as version 2's ``issue``.
 
     With an issue in progress (``current_issue`` set), its flat fields move into
     ``issue``, and so do the fields version 1 shared between the issue and the run:
@@ -42,10 +64,8 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     issue_closure shows; it also stays on the run as the work tree's latest run).
     Without an issue, the flat fields are what earlier issues left: dropped.
     """
-    if data.get("schema_version") != 1:
-        return data
     upgraded = {key: value for key, value in data.items() if key not in _FLAT_TO_NESTED}
-    upgraded["schema_version"] = CURRENT_VERSION
+    upgraded["schema_version"] = 2
     if data.get("current_issue") is None:
         return upgraded
     issue = {new: data[old] for old, new in _FLAT_TO_NESTED.items() if old in data}

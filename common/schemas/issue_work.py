@@ -16,6 +16,7 @@ from pydantic import Field
 
 from common.schemas.base import StrictModel
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.issue_slot import IssueSlot
 from common.schemas.outbound import FlaggedFile
 from common.schemas.verdict import SessionVerdict
 
@@ -59,3 +60,7 @@ class IssueWork(StrictModel):
     """Why the next session is needed: a person's reject or a refused gate."""
     feedback_source: Literal["human", "harness"] = "human"
     """Who ``feedback`` comes from, so the model is told the truth about it."""
+    slot: IssueSlot | None = None
+    """Its worktree, branch and step when issues are worked in parallel (``None``: the
+    one issue worked in the project's own work tree, where the run's phase says
+    where it stands)."""

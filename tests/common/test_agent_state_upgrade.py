@@ -1,7 +1,9 @@
-"""An ``.agent_state.json`` from before ``IssueWork`` (schema_version 1) loads in the new shape.
+"""An ``.agent_state.json`` from an earlier schema_version loads in the current shape.
 
 The files in ``data/agent_state_v1_*.json`` were written by the harness's version 1
-``AgentState`` (its own ``model_dump_json``), not typed by hand.
+``AgentState`` (its own ``model_dump_json``), those in ``data/agent_state_v2_*.json`` by
+version 2's (one ``issue``; each is its v1 namesake as version 2 loaded and wrote it),
+not typed by hand.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pytest
 
 from common.atomic import read_model, write_model
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.agent_state_upgrade import upgrade
+from common.schemas.agent_state_upgrade import CURRENT_VERSION, upgrade
 from common.schemas.issue_work import IssueWork
 
 DATA = Path(__file__).parent / "data"
@@ -23,11 +25,15 @@ def v1(name: str) -> Path:
     return DATA / f"agent_state_v1_{name}.json"
 
 
+def v2(name: str) -> Path:
+    return DATA / f"agent_state_v2_{name}.json"
+
+
 def test_a_v1_state_written_mid_issue_continues_that_issue() -> None:
     state = read_model(v1("mid_issue"), AgentState)
     raw = json.loads(v1("mid_issue").read_text())
 
-    assert state.schema_version == 2
+    assert state.schema_version == CURRENT_VERSION == 3
     assert state.phase is Phase.CODING
     work = state.work()
     assert (work.iid, work.sessions, work.commits) == (2, 1, ["2" * 40])
@@ -54,7 +60,7 @@ def test_a_v1_state_written_mid_issue_continues_that_issue() -> None:
 def test_a_fresh_v1_state_loads_with_no_issue() -> None:
     state = read_model(v1("fresh"), AgentState)
 
-    assert state.schema_version == 2
+    assert state.schema_version == CURRENT_VERSION == 3
     assert state.phase is Phase.PROJECT_VERIFICATION
     assert state.issue is None
     assert state.history == []
@@ -90,13 +96,13 @@ def test_an_upgraded_state_is_written_as_version_2_and_reads_back_the_same(
     write_model(path, state)
 
     written = json.loads(path.read_text())
-    assert written["schema_version"] == 2
+    assert written["schema_version"] == CURRENT_VERSION
     assert "current_issue" not in written and "issue_commits" not in written
     assert read_model(path, AgentState) == state
 
 
 def test_a_current_state_is_not_upgraded_again() -> None:
-    data = AgentState(issue=IssueWork(iid=4, sessions=1)).model_dump(mode="json")
+    data = AgentState(issues={4: IssueWork(iid=4, sessions=1)}).model_dump(mode="json")
 
     assert upgrade(data) is data
 
@@ -113,5 +119,45 @@ def test_a_v1_file_with_a_bad_issue_field_is_refused_by_its_new_name() -> None:
     data = json.loads(v1("mid_issue").read_text())
     data["issue_sessions"] = "many"
 
-    with pytest.raises(ValueError, match=r"issue\.sessions"):
+    with pytest.raises(ValueError, match=r"issues\.2\.sessions"):
         AgentState.model_validate(data)
+
+
+def test_a_v2_state_written_mid_issue_keeps_its_issue_under_its_number() -> None:
+    raw = json.loads(v2("mid_issue").read_text())
+    assert raw["schema_version"] == 2 and raw["issue"]["iid"] == 2
+
+    state = read_model(v2("mid_issue"), AgentState)
+
+    assert state.schema_version == CURRENT_VERSION
+    assert list(state.issues) == [2]
+    work = state.work()
+    assert work == state.work(2) == state.issue
+    assert work.model_dump(mode="json", exclude={"slot"}) == raw["issue"]
+    assert work.slot is None, "version 2 worked one issue at a time, in the project"
+    assert state.phase is Phase.CODING and state.set_aside == [1]
+
+
+def test_a_v2_state_between_issues_has_none_in_progress() -> None:
+    state = read_model(v2("between_issues"), AgentState)
+
+    assert state.issues == {} and state.issue is None
+    assert state.last_test_run is not None and state.last_test_run.summary == "4 passed"
+
+
+@pytest.mark.parametrize("name", ["mid_issue", "between_issues"])
+def test_v1_and_v2_files_of_the_same_moment_load_alike(name: str) -> None:
+    assert read_model(v1(name), AgentState) == read_model(v2(name), AgentState)
+
+
+def test_a_v2_file_with_a_bad_issue_is_refused_by_its_new_place() -> None:
+    data = json.loads(v2("mid_issue").read_text())
+    data["issue"]["sessions"] = "many"
+
+    with pytest.raises(ValueError, match=r"issues\.2\.sessions"):
+        AgentState.model_validate(data)
+
+
+def test_a_state_built_in_code_refuses_the_version_2_name() -> None:
+    with pytest.raises(ValueError, match="issue"):
+        AgentState.model_validate({"issue": {"iid": 1}})

@@ -273,14 +273,16 @@ MODELS: list[BaseModel] = [
     AgentState(
         phase=Phase.ISSUE_CLOSURE,
         test_command="pytest",
-        issue=IssueWork(
-            iid=1,
-            commits=["a" * 40],
-            baseline=RUN,
-            tests=RUN,
-            pre_session_dirty=["notes.txt"],
-            regression=["t.py::a"],
-        ),
+        issues={
+            1: IssueWork(
+                iid=1,
+                commits=["a" * 40],
+                baseline=RUN,
+                tests=RUN,
+                pre_session_dirty=["notes.txt"],
+                regression=["t.py::a"],
+            )
+        },
         last_test_run=RUN,
         dismissed_checkpoints=["pv-1"],
         history=[
@@ -387,7 +389,7 @@ BAD_DATA: list[tuple[type[BaseModel], dict[str, Any], str]] = [
     (TestRun, {**_dump(RUN), "exit_code": "bad"}, "exit_code"),
     (AgentState, {**_dump(MODELS[8]), "phase": "sleeping"}, "phase"),
     (AgentState, {**_dump(MODELS[8]), "mood": "ok"}, "mood"),
-    (AgentState, {**_dump(MODELS[8]), "issue": {"iid": "first"}}, "iid"),
+    (AgentState, {**_dump(MODELS[8]), "issues": {"1": {"iid": "first"}}}, "iid"),
     (AgentState, {**_dump(MODELS[8]), "current_issue": 1}, "current_issue"),
     (AgentState, {**_dump(MODELS[8]), "schema_version": 0}, "schema_version"),
     (AgentExit, {**_dump(MODELS[9]), "outcome": "crashed"}, "outcome"),

@@ -9,6 +9,7 @@ import pytest
 from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move, resume_after_failure
 from common.errors import TransitionError
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.issue_slot import IssueSlot
 from common.schemas.issue_work import IssueWork
 
 LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in targets]
@@ -116,7 +117,7 @@ def test_a_happy_run_walks_from_verification_to_done() -> None:
 
 
 def test_changes_that_break_the_schema_are_refused() -> None:
-    state = AgentState(issue=IssueWork(iid=1))
+    state = AgentState(issues={1: IssueWork(iid=1)})
 
     with pytest.raises(ValueError, match="spec_attempt"):
         state.spec_attempt = "first"  # type: ignore[assignment]  # mypy refuses it too
@@ -126,7 +127,7 @@ def test_changes_that_break_the_schema_are_refused() -> None:
 
 def test_a_failed_run_resumes_in_the_phase_it_failed_in_with_a_fresh_issue_budget() -> None:
     work = IssueWork(iid=1, sessions=3, commits=["abc"], feedback="fix it")
-    coding = AgentState(phase=Phase.CODING, issue=work, failure="issue #1 is not done")
+    coding = AgentState(phase=Phase.CODING, issues={1: work}, failure="issue #1 is not done")
     failed = advance(coding, Phase.FAILED, "issue #1 is not done")
 
     resumed = resume_after_failure(failed, "resumed by a person")
@@ -164,7 +165,7 @@ def test_a_failure_without_history_resumes_from_the_start() -> None:
 
 @pytest.mark.parametrize("phase", [Phase.CODING, Phase.DONE], ids=lambda phase: phase.value)
 def test_a_state_that_did_not_fail_is_resumed_as_is(phase: Phase) -> None:
-    state = AgentState(phase=phase, issue=IssueWork(iid=1, sessions=2))
+    state = AgentState(phase=phase, issues={1: IssueWork(iid=1, sessions=2)})
 
     assert resume_after_failure(state) is state
 
@@ -180,3 +181,18 @@ def test_a_resumed_broken_run_is_no_longer_broken() -> None:
     state = advance(AgentState(broken=True), Phase.FAILED, "tests cannot run")
 
     assert not resume_after_failure(state).broken
+
+
+def test_a_failed_run_resumes_every_slot_with_a_fresh_budget() -> None:
+    busy = {
+        iid: IssueWork(iid=iid, slot=IssueSlot(worktree=f"/w/{iid}", branch=f"b-{iid}"))
+        for iid in (1, 2)
+    }
+    for work in busy.values():
+        work.sessions = 3
+    failed = advance(AgentState(phase=Phase.ISSUE_SELECTION, issues=busy), Phase.FAILED, "x")
+
+    resumed = resume_after_failure(failed)
+
+    assert [work.sessions for work in resumed.issues.values()] == [0, 0]
+    assert resumed.phase is Phase.ISSUE_SELECTION

@@ -178,7 +178,7 @@ async def test_setting_an_issue_aside_forgets_it_and_keeps_what_outlives_it(
 
 
 def test_leave_issue_drops_the_issue_and_lists_it_only_when_set_aside() -> None:
-    closed = AgentState(issue=busy_issue(5, sessions=1, feedback="f"), set_aside=[1])
+    closed = AgentState(issues={5: busy_issue(5, sessions=1, feedback="f")}, set_aside=[1])
     aside = closed.model_copy(deep=True)
 
     closed.leave_issue()

@@ -41,11 +41,10 @@ its own: it was the run's ``last_test_run``)."""
 
 
 def as_version_1(data: dict[str, Any]) -> dict[str, Any]:
-    """A version 2 state as the version 1 harness wrote it: the issue's fields flat."""
-    old = {key: value for key, value in data.items() if key != "issue"}
+    """A current state as the version 1 harness wrote it: the one issue's fields flat."""
+    old = {key: value for key, value in data.items() if key != "issues"}
     old["schema_version"] = 1
-    issue = data["issue"]
-    assert issue is not None, "the fault point is inside an issue"
+    [issue] = data["issues"].values()  # the fault point is inside an issue
     for nested, flat in _NESTED_TO_FLAT.items():
         old[flat] = issue[nested]
     return old
@@ -60,12 +59,12 @@ def test_a_v1_state_left_mid_issue_resumes_to_done_exactly_once(
     killed = finish(start_agent(files), timeout=180)
     assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
     written = json.loads(files.state.read_text())
-    in_progress = written["issue"]["iid"]
+    [in_progress] = [work["iid"] for work in written["issues"].values()]
     write_bytes_atomic(files.state, json.dumps(as_version_1(written), indent=2).encode())
 
     monkeypatch.delenv(VARIABLE)
     assert finish(start_agent(files), timeout=180) == 0, log_text(files)
 
     state = assert_demo_done_once(files, spec.project_dir)
-    assert state.schema_version == 2
+    assert state.schema_version == 3
     assert f"issue #{in_progress} closed" in [move.reason for move in state.history]

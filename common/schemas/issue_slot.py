@@ -1,0 +1,46 @@
+"""``IssueSlot``: where one of several issues worked at once stands.
+
+Why apart from :class:`~common.schemas.issue_work.IssueWork`: the work (sessions,
+commits, gates, feedback) is the same whether an issue is worked alone or beside
+others; a slot adds what only parallel work has, its own worktree and branch and its
+own step, since the run's single ``phase`` cannot say where N issues each are.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import Field
+
+from common.schemas.base import StrictModel, utc_now
+
+
+class SlotStep(StrEnum):
+    """The steps of one issue in a slot, in order (a conflict goes back to coding)."""
+
+    SELECTION = "selection"
+    """Chosen: its worktree and branch are being made, its baseline measured."""
+    CODING = "coding"
+    """A session works in the worktree; the harness runs the gates and commits."""
+    REGRESSION = "regression"
+    """Tests that passed before fail: a person picks an action."""
+    CLOSURE = "closure"
+    """A person reviews the issue's diff and tests before it is merged and closed."""
+    MERGING = "merging"
+    """Accepted: its branch is being merged into the feature branch."""
+
+
+class IssueSlot(StrictModel):
+    """One issue's own worktree, branch and step while others are worked beside it."""
+
+    worktree: str = Field(min_length=1)
+    """The worktree's folder (under the harness's workspace, never inside the project)."""
+    branch: str = Field(min_length=1)
+    """The issue's branch, off the feature branch and merged back into it."""
+    step: SlotStep = SlotStep.SELECTION
+    started_at: datetime = Field(default_factory=utc_now)
+    """When the issue was chosen (``harness status`` shows how long it has run)."""
+    conflicts: int = Field(default=0, ge=0)
+    """Merges of the branch that conflicted: the first sends the issue back to be
+    redone on the updated feature branch, the second stops at a checkpoint."""
