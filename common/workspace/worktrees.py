@@ -58,10 +58,19 @@ def add(repo: Path, path: Path, branch: str, base: str) -> None:
 
 
 def remove(repo: Path, path: Path) -> None:
-    """Remove the worktree at ``path`` (whatever it holds) and forget it; absent: nothing."""
+    """Remove the worktree at ``path`` (whatever it holds) and forget it; absent: nothing.
+
+    Git's jail shows only the repository and the folders named to it, and a prune that
+    cannot see a worktree forgets it: so the harness prunes only when ``path`` itself
+    is gone but still known (a removal cut short), with the worktrees' folder in view,
+    never as a habit that would forget another slot's worktree or the user's own.
+    """
     if path.exists():
         git.git(repo, "worktree", "remove", "--force", str(path), writable=(path.parent,))
-    git.git(repo, "worktree", "prune")
+        return
+    if path.absolute() in {known.absolute() for known in listed(repo)}:
+        area = (path.parent,) if path.parent.is_dir() else ()
+        git.git(repo, "worktree", "prune", writable=area)
 
 
 def listed(repo: Path) -> list[Path]:

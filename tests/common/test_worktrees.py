@@ -4,6 +4,7 @@ git folders read from its ``.git`` file without running git."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -167,3 +168,32 @@ def test_a_relative_pointer_is_relative_to_the_worktree(tmp_path: Path) -> None:
     folders = gitdirs.git_folders(tree)
     assert folders is not None
     assert (folders.git_dir, folders.common_dir) == (gitdir.resolve(), common.resolve())
+
+
+def test_removing_one_worktree_keeps_the_others_and_the_users_own(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Git runs jailed, seeing only the repository: a habitual prune there once forgot
+    every other worktree (a second slot's, or one the user made elsewhere)."""
+    one, two = tmp_path / "trees" / "issue-1", tmp_path / "trees" / "issue-2"
+    users = tmp_path / "elsewhere" / "mine"
+    worktrees.add(repo, one, "feature/x-issue-1", "feature/x")
+    worktrees.add(repo, two, "feature/x-issue-2", "feature/x")
+    sh_git(repo, "worktree", "add", "-q", "-b", "mine", str(users), "feature/x")
+
+    worktrees.remove(repo, one)
+
+    assert not one.exists()
+    assert {p.resolve() for p in worktrees.listed(repo)} == {two.resolve(), users.resolve()}
+    commit_file(two, "new.py", "x = 1\n", "still a worktree")  # its git folder is intact
+
+
+def test_a_removal_cut_short_is_finished_by_removing_again(repo: Path, tmp_path: Path) -> None:
+    place, other = tmp_path / "trees" / "issue-1", tmp_path / "trees" / "issue-2"
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    worktrees.add(repo, other, "feature/x-issue-2", "feature/x")
+    shutil.rmtree(place)  # killed after the folder went, before git forgot it
+
+    worktrees.remove(repo, place)
+
+    assert [p.resolve() for p in worktrees.listed(repo)] == [other.resolve()]
