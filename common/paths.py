@@ -46,6 +46,18 @@ def daemon_log_path(home: Path | None = None) -> Path:
     return (home or harness_home()) / "daemon.log"
 
 
+def worktrees_dir(workspace: Path, home: Path | None = None) -> Path:
+    """Where the issue worktrees of the agent in ``workspace`` live (parallel issues).
+
+    Under the harness's home, never inside the project: the project's workspace folder
+    is hidden from the harness's own git, and a slot's sandbox binds its worktree
+    writable, which must not expose the project's work tree. Named after the workspace
+    and a hash of its path, so two projects' agents never share a folder.
+    """
+    digest = hashlib.sha256(str(workspace.absolute()).encode()).hexdigest()[:8]
+    return (home or harness_home()) / "worktrees" / f"{workspace.name}-{digest}"
+
+
 def spec_slug(spec_file: Path) -> str:
     """A short, readable name for a spec: its file stem in lowercase-kebab form."""
     slug = re.sub(r"[^a-z0-9]+", "-", spec_file.stem.lower()).strip("-")

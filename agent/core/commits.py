@@ -202,11 +202,7 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
         ValueError: nothing to commit and not ``allow_empty`` (git would take an empty
             pathspec as "everything").
     """
-    identity: list[str] = []
-    if not git.git(project, "config", "user.email", check=False) and not any(
-        key == "user.email" for key, _ in git_guard.user_identity()
-    ):
-        identity = ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
+    identity = harness_identity(project)
     literal = {"GIT_LITERAL_PATHSPECS": "1"}
     wanted = [pathnames.encoded(f) for f in files]
     wanted = [raw for raw in wanted if kept_out_reason(project, raw) is None]
@@ -256,6 +252,16 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
         env=literal,
     )
     return git.head_commit(project)
+
+
+def harness_identity(project: Path) -> list[str]:
+    """``-c user.name=… -c user.email=…`` for the harness's commits and merges when the
+    project and the user name nobody (git refuses to commit without); else nothing."""
+    if git.git(project, "config", "user.email", check=False) or any(
+        key == "user.email" for key, _ in git_guard.user_identity()
+    ):
+        return []
+    return ["-c", "user.name=coding-harness", "-c", "user.email=harness@localhost"]
 
 
 def untracked(project: Path) -> set[str]:

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from agent.core import trace
+from agent.core import slot_plan, trace
 from agent.core.log import AgentLog
 from agent.core.policy import audit
 from agent.core.run_state import StateStore
@@ -51,20 +51,27 @@ class Desk:
     """The newest auto-accept setting seen; an older one put back is a forgery."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
-    async def ask(self, kind: CheckpointType, build: CheckpointBuilder) -> Checkpoint:
+    async def ask(
+        self, kind: CheckpointType, build: CheckpointBuilder, *, issue: int | None = None
+    ) -> Checkpoint:
         """Open a checkpoint (or find the one a killed agent left) and return it decided.
 
         The id is derived from the state, so a resumed agent recognises its own
         pending or decided-but-unapplied checkpoint instead of building a new one.
         Auto-accept is read from the workspace at every checkpoint. Asks wait their
-        turn: only one checkpoint is open at a time.
+        turn: only one checkpoint is open at a time. ``issue``: the checkpoint is about
+        that issue's slot (parallel work), and its id says so.
         """
         async with self._turn:
-            return await self._ask(kind, build)
+            return await self._ask(kind, build, issue)
 
-    async def _ask(self, kind: CheckpointType, build: CheckpointBuilder) -> Checkpoint:
+    async def _ask(
+        self, kind: CheckpointType, build: CheckpointBuilder, issue: int | None
+    ) -> Checkpoint:
         state = self.store.state
-        checkpoint_id = f"{kind.value}-{len(state.history)}"
+        slot = state.work(issue).slot if issue is not None else None
+        moves = slot.moves if slot is not None else 0
+        checkpoint_id = slot_plan.checkpoint_id(kind.value, len(state.history), issue, moves)
         found = checkpoints.current(self.files)
         if (
             found is not None

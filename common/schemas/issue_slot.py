@@ -41,6 +41,9 @@ class IssueSlot(StrictModel):
     step: SlotStep = SlotStep.SELECTION
     started_at: datetime = Field(default_factory=utc_now)
     """When the issue was chosen (``harness status`` shows how long it has run)."""
+    moves: int = Field(default=0, ge=0)
+    """Steps the slot has taken so far: names its checkpoints (the run's transition count
+    would change under a slot whenever another one moves)."""
     conflicts: int = Field(default=0, ge=0)
     """Merges of the branch that conflicted: the first sends the issue back to be
     redone on the updated feature branch, the second stops at a checkpoint."""

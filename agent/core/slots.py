@@ -1,0 +1,167 @@
+"""The slots of parallel work: open an issue's worktree, merge it back, close it.
+
+Why here: each step changes git and the state together, so each is written so that a
+kill between the two resumes exactly once: the worktree and branch are named by the
+harness (:mod:`agent.core.slot_plan`) and found again, and a merge done before a kill
+is recognised by git (:func:`common.workspace.worktrees.is_merged`), never redone.
+What the steps decide (which issue starts, what a conflict leads to) is pure and lives
+in :mod:`agent.core.slot_plan`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent.core import agit, commits, faultpoints, slot_plan
+from agent.core.orchestrator import Run
+from common import paths
+from common.schemas.gates import TestRun
+from common.schemas.issue_slot import IssueSlot, SlotStep
+from common.schemas.issue_work import IssueWork
+from common.workspace import worktrees
+
+MergeVerdict = Literal["merged", "redo", "ask"]
+
+
+@dataclass(frozen=True)
+class SlotMerge:
+    """What merging a slot's branch led to, and git's outcome (conflicts and excerpt)."""
+
+    verdict: MergeVerdict
+    outcome: worktrees.MergeOutcome
+
+
+def step(work: IssueWork, to: SlotStep) -> None:
+    """Move the slot of ``work`` to ``to`` (in a state being edited), counting the move."""
+    slot = _slot(work)
+    slot.step = to
+    slot.moves += 1
+
+
+async def open_slot(run: Run, iid: int) -> IssueWork:
+    """Give issue ``iid`` its worktree on its branch off the feature branch and its
+    baseline there; recorded in the state as a slot at its coding step.
+
+    A resumed agent that had made the worktree (or only the branch) reuses it: the
+    branch is checked out as it is, its commits kept.
+    """
+    project = run.spec.project_dir
+    feature = run.info.feature_branch
+    folder = slot_plan.folder_for(paths.worktrees_dir(run.files.root), iid)
+    branch = slot_plan.branch_for(feature, iid)
+    if not await _is_worktree(project, folder):
+        await agit.off_loop(worktrees.remove, project, folder)
+        await agit.off_loop(worktrees.add, project, folder, branch, feature)
+    faultpoints.reached("slot.opened")
+    baseline = await _tests(run, folder)
+    with run.store.editing() as state:
+        work = IssueWork(
+            iid=iid,
+            baseline=baseline,
+            slot=IssueSlot(worktree=str(folder), branch=branch, step=SlotStep.CODING, moves=1),
+        )
+        state.issues[iid] = work
+    run.log(f"issue #{iid}: worktree {folder} on {branch}")
+    return run.state.work(iid)
+
+
+async def merge_slot(run: Run, iid: int, lock: asyncio.Lock) -> SlotMerge:
+    """Merge issue ``iid``'s branch into the feature branch (in the project's work tree,
+    one merge at a time under ``lock``) and record what follows.
+
+    Merged: the slot stays at its merging step until :func:`close_slot`. A conflict
+    (the merge is aborted, the feature branch as it was): the first sends the issue
+    back to coding with the conflict as the harness's feedback, its worktree reset onto
+    the updated feature branch; the next one is for a person (``"ask"``), the slot
+    left at its merging step.
+    """
+    work = run.state.work(iid)
+    slot = _slot(work)
+    if slot.step is not SlotStep.MERGING:
+        with run.store.editing() as state:
+            step(state.work(iid), SlotStep.MERGING)
+    project = run.spec.project_dir
+    feature = run.info.feature_branch
+    async with lock:
+        if await agit.current_branch(project) != feature:
+            await agit.git(project, "checkout", feature)
+        if await agit.off_loop(worktrees.is_merged, project, slot.branch):
+            run.log(f"issue #{iid}: its branch is merged already (before a restart)")
+            outcome = worktrees.MergeOutcome(merged=True, commit=await agit.head_commit(project))
+        else:
+            message = f"Merge issue #{iid} ({slot.branch}) into {feature}"
+            identity = await agit.off_loop(commits.harness_identity, project)
+            outcome = await agit.off_loop(worktrees.merge, project, slot.branch, message, identity)
+    if outcome.merged:
+        faultpoints.reached("slot.merged")
+        run.log(f"issue #{iid}: merged into {feature}")
+        return SlotMerge("merged", outcome)
+    verdict = slot_plan.after_conflict(slot.conflicts)
+    run.log(f"issue #{iid}: merging conflicts in {', '.join(outcome.conflicts)} ({verdict})")
+    if verdict == "ask":
+        with run.store.editing() as state:
+            _slot(state.work(iid)).conflicts += 1
+        return SlotMerge("ask", outcome)
+    await redo_on_feature(run, iid, outcome)
+    return SlotMerge("redo", outcome)
+
+
+async def redo_on_feature(run: Run, iid: int, outcome: worktrees.MergeOutcome) -> None:
+    """Send issue ``iid`` back to coding on top of the updated feature branch, told why.
+
+    Its commits are dropped with the reset (they were never on the feature branch), so
+    they leave the harness's list of commits that must stay there.
+    """
+    folder = Path(_slot(run.state.work(iid)).worktree)
+    await agit.off_loop(worktrees.restart_on, folder, run.info.feature_branch)
+    faultpoints.reached("slot.restarted")
+    baseline = await _tests(run, folder)
+    with run.store.editing() as state:
+        work = state.work(iid)
+        dropped = set(work.commits)
+        state.harness_commits = [sha for sha in state.harness_commits if sha not in dropped]
+        work.commits = []
+        work.baseline = baseline
+        work.done_summary = None
+        work.feedback = slot_plan.conflict_feedback(
+            iid, outcome.conflicts, outcome.excerpt, outcome.excerpt_cut
+        )
+        work.feedback_source = "harness"
+        _slot(work).conflicts += 1
+        step(work, SlotStep.CODING)
+
+
+async def close_slot(run: Run, iid: int) -> None:
+    """Remove issue ``iid``'s worktree and forget the slot (its branch is merged, or the
+    issue set aside: the branch stays for a person)."""
+    folder = Path(_slot(run.state.work(iid)).worktree)
+    await agit.off_loop(worktrees.remove, run.spec.project_dir, folder)
+    with run.store.editing() as state:
+        state.leave_issue(iid)
+
+
+async def _is_worktree(project: Path, folder: Path) -> bool:
+    """Whether ``folder`` is one of the project's worktrees (a resumed agent's)."""
+    return await agit.off_loop(_listed, project, folder)
+
+
+def _listed(project: Path, folder: Path) -> bool:
+    return folder.resolve() in {path.resolve() for path in worktrees.listed(project)}
+
+
+async def _tests(run: Run, folder: Path) -> TestRun | None:
+    """The project's test suite in ``folder`` (``None``: no suite, or skipped)."""
+    command = run.state.test_command
+    if command is None or run.spec.skip_test_suite:
+        return None
+    return await run.gates.tests(folder, command, None)
+
+
+def _slot(work: IssueWork) -> IssueSlot:
+    """The slot of ``work`` (raises when the issue is not worked in a slot)."""
+    if work.slot is None:
+        raise ValueError(f"issue #{work.iid} is not worked in a slot")
+    return work.slot
