@@ -181,16 +181,18 @@ class Run:
         label: str,
         template: str,
         *,
+        work_tree: Path | None = None,
         expected_issue: int | None = None,
         done: Callable[[SessionReports], bool] | None = None,
         spec_sections: list[str] | None = None,
         **values: object,
     ) -> tuple[SessionReports, SessionResult]:
-        """A session in this run's work tree (see :meth:`Sessions.run`)."""
+        """A session in ``work_tree`` (default: this run's; a slot names its worktree)
+        (see :meth:`Sessions.run`)."""
         return await self.sessions.run(
             label,
             template,
-            work_tree=self.work_tree,
+            work_tree=work_tree or self.work_tree,
             guard=self.guard,
             expected_issue=expected_issue,
             done=done,

@@ -60,6 +60,9 @@ class IssueWork(StrictModel):
     """Why the next session is needed: a person's reject or a refused gate."""
     feedback_source: Literal["human", "harness"] = "human"
     """Who ``feedback`` comes from, so the model is told the truth about it."""
+    closure_note: str | None = None
+    """The closure note prepared when a person accepted the issue in a slot: written when
+    its branch is merged and the issue closed (a kill in between loses nothing)."""
     slot: IssueSlot | None = None
     """Its worktree, branch and step when issues are worked in parallel (``None``: the
     one issue worked in the project's own work tree, where the run's phase says

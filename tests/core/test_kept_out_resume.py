@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.core.seat import Seat
 from agent.core.stages import coding
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -41,7 +42,7 @@ async def test_a_stale_verdict_is_applied_and_what_was_kept_out_is_recorded(
     with run.store.editing() as state:
         state.work().verdict = verdict
 
-    await coding._apply(run, verdict)
+    await coding._apply(run, verdict, Seat(run))
 
     assert sh_git(project, "show", "--name-only", "--format=", "HEAD").split() == ["ok.py"]
     assert run.state.phase is Phase.ISSUE_CLOSURE

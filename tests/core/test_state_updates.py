@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.core.orchestrator import Run
+from agent.core.seat import Seat
 from agent.core.stages import coding
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside
 from common.atomic import read_model
@@ -148,7 +149,7 @@ async def test_leaving_an_issue_at_a_budget_forgets_all_of_it(tmp_path: Path) ->
     merge request's session."""
     run = await started(tmp_path, busy_issue(1, sessions=0, feedback="a harness refusal"))
 
-    await coding._wrap_up(run, 1)
+    await coding._wrap_up(run, Seat(run))
 
     assert run.state.phase is Phase.ISSUE_SELECTION
     assert run.state.issue is None

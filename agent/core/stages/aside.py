@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agent.core import agit
 from agent.core.orchestrator import Run
+from agent.core.seat import Seat
 from common.schemas.issues import SET_ASIDE_LABEL as SET_ASIDE_LABEL
 from common.schemas.spend import Spend
 from common.workspace import git
@@ -19,11 +20,15 @@ from common.workspace import git
 OUTPUT_LINES = 20
 
 
-async def set_aside(run: Run, iid: int, why: str) -> None:
-    """Leave issue ``iid`` for a person and move on to the next issue."""
+async def set_aside(run: Run, iid: int, why: str, seat: Seat | None = None) -> None:
+    """Leave issue ``iid`` for a person and move on to the next issue.
+
+    ``seat``: where it is worked (default: alone, in the project). In a slot its
+    commits are on its own branch, never merged: that branch keeps them for a person."""
     state = run.state
-    work = state.work()
-    project = run.spec.project_dir
+    seat = seat or Seat(run)
+    work = seat.work()
+    project = seat.work_tree
     reverted = await agit.off_loop(_revert, project, iid, work.commits)
     if reverted:
         run.log(f"reverted issue #{iid}'s commits {', '.join(reverted)}")
@@ -49,7 +54,7 @@ async def set_aside(run: Run, iid: int, why: str) -> None:
         iid, add_labels=(SET_ASIDE_LABEL,), remove_labels=("in-progress",)
     )
     run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
-    run.store.leave_issue(f"issue #{iid} set aside", set_aside=True)
+    seat.leave(f"issue #{iid} set aside", set_aside=True)
 
 
 def _revert(project: Path, iid: int, shas: list[str]) -> list[str]:

@@ -24,6 +24,8 @@ from agent.core import (
 from agent.core.desk import StopRun
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
 from agent.core.orchestrator import Run
+from agent.core.seat import Seat
+from agent.core.slots import step
 from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.tools import Handoff, SessionReports
@@ -43,6 +45,7 @@ from common.schemas.checkpoint import (
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
+from common.schemas.issue_slot import SlotStep
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import TrackedIssue
 from common.schemas.verdict import SessionVerdict
@@ -141,42 +144,45 @@ async def _set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
     return bool(found.stuck)
 
 
-async def coding_session(run: Run) -> None:
-    """One session on the current issue, then the harness's gates decide what follows.
+async def coding_session(run: Run, seat: Seat | None = None) -> None:
+    """One session on the seat's issue, then the harness's gates decide what follows.
 
     The verdict is saved before anything acts on it (the intent); a killed agent finds
     it on resume and applies it instead of running the session again (:func:`_apply`).
+    ``seat``: the issue's slot (parallel work); by default the one issue worked alone.
     """
+    seat = seat or Seat(run)
     state = run.state
-    work = state.work()
+    work = seat.work()
     iid = work.iid
-    project = run.spec.project_dir
-    if await agit.current_branch(project) != run.info.feature_branch:
+    project = seat.work_tree
+    if not seat.in_slot and await agit.current_branch(project) != run.info.feature_branch:
         await agit.git(project, "checkout", run.info.feature_branch)
     if work.verdict is not None:
         run.log(f"resuming: applying the verdict on session {work.verdict.session}")
-        await _apply(run, work.verdict)
+        await _apply(run, work.verdict, seat)
         return
     limit = run.budgets.sessions_per_issue
     if work.sessions >= limit:
-        await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)")
+        await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)", seat)
         return
     _check_iteration_budget(run)
     if await budget.guard(run) == "wrap_up":
-        await _wrap_up(run, iid)
+        await _wrap_up(run, seat)
         return
     if work.pre_session_dirty is None:
         dirty = await agit.changed_files(project)
         with run.store.editing() as draft:
-            draft.work().pre_session_dirty = dirty
-            draft.work().pre_session_started_ns = time.time_ns()
-    dirty_before = set(run.state.work().pre_session_dirty or [])
+            seat.work(draft).pre_session_dirty = dirty
+            seat.work(draft).pre_session_started_ns = time.time_ns()
+    dirty_before = set(seat.work().pre_session_dirty or [])
     issue = await run.tracker.get_issue(iid)
     notes = "\n\n".join(f"[{n.kind}] {n.body}" for n in issue.notes) or "(none)"
     git_log = await agit.git(project, "log", "--oneline", "-10")
     reports, result = await run.session(
         f"coding #{iid} (session {work.sessions + 1})",
         "coding",
+        work_tree=project,
         expected_issue=iid,
         iid=iid,
         title=issue.title,
@@ -194,17 +200,17 @@ async def coding_session(run: Run) -> None:
     session_number = work.sessions + 1
 
     changes = await agit.session_changes(project, result.touched, dirty_before)
-    started_ns = run.state.work().pre_session_started_ns
+    started_ns = seat.work().pre_session_started_ns
     changes.kept_out.extend(await agit.off_loop(_hidden_writes, project, started_ns))
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
     # Before anything is committed: a flagged file waits for a person (outbound review).
-    files, held = await held_files.hold(run, changes.files)
+    files, held = await held_files.hold(run, changes.files, project)
     new_files = set(files) & await agit.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
-    tests = await run.tests()
+    tests = await seat.tests()
     blocking = blocking_failures(work.baseline, tests) if tests is not None else []
-    checks = failing_checks(state.check_baseline, await run.checks())
+    checks = failing_checks(state.check_baseline, await seat.checks())
     shas = list(work.commits)
     waiting = held_files.merge_held(work.held, files, held)
     changed = bool(files or shas or waiting)
@@ -258,20 +264,20 @@ async def coding_session(run: Run) -> None:
         feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
     )
     with run.store.editing() as draft:
-        draft.work().verdict = verdict
+        seat.work(draft).verdict = verdict
     faultpoints.reached("coding.tested")
-    await _apply(run, verdict)
+    await _apply(run, verdict, seat)
 
 
-async def _apply(run: Run, verdict: SessionVerdict) -> None:
+async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
     """Commit (or adopt the commit a killed agent made), note, and move on, as judged.
 
     A commit carrying this session's ``Harness-Session`` trailer is already the
     verdict's commit: it is adopted, never made twice. Notes are made once by their
     text (both trackers), so repeating this after a kill changes nothing.
     """
-    iid = run.state.work().iid
-    project = run.spec.project_dir
+    iid = seat.work().iid
+    project = seat.work_tree
     sha: str | None = None
     if verdict.commit_message is not None:
         since = run.spec.target_branch
@@ -294,48 +300,60 @@ async def _apply(run: Run, verdict: SessionVerdict) -> None:
         await run.tracker.add_note(iid, "handoff", _handoff_note(last, handoff, verdict.files))
         faultpoints.reached("coding.noted")
     if verdict.regression:
-        with run.store.moving(Phase.REGRESSION_APPROVAL, "regression") as state:
-            _record_session(state, verdict, sha).regression = verdict.regression
+        with seat.moving(Phase.REGRESSION_APPROVAL, "regression") as state:
+            _record_session(state, verdict, sha, seat).regression = verdict.regression
         return
     if not verdict.accepted:
         feedback = verdict.feedback or "The harness did not accept the issue as done."
         run.log(feedback.splitlines()[0])
-        with run.store.moving(Phase.CODING, "issue not done yet") as state:
-            work = _record_session(state, verdict, sha)
+        with seat.moving(Phase.CODING, "issue not done yet") as state:
+            work = _record_session(state, verdict, sha, seat)
             work.feedback = feedback
             work.feedback_source = "harness"
         return
-    with run.store.moving(Phase.ISSUE_CLOSURE, f"issue #{iid} passes the gates") as state:
-        work = _record_session(state, verdict, sha)
+    with seat.moving(Phase.ISSUE_CLOSURE, f"issue #{iid} passes the gates") as state:
+        work = _record_session(state, verdict, sha, seat)
         work.done_summary = verdict.done_summary
         work.feedback = None
 
 
-def _record_session(state: AgentState, verdict: SessionVerdict, sha: str | None) -> IssueWork:
+def _record_session(
+    state: AgentState, verdict: SessionVerdict, sha: str | None, seat: Seat
+) -> IssueWork:
     """Record an applied verdict in ``state`` (its issue's sessions, commits, gate
-    results and files kept out or held); the verdict is spent. Returns the issue's work."""
-    work = state.work()
+    results and files kept out or held); the verdict is spent. Returns the issue's work.
+
+    A slot's test run is its own worktree's: it is not the run's latest (the project's
+    work tree's), which the gates reuse while that tree is unchanged."""
+    work = seat.work(state)
     work.sessions = verdict.session
     if sha is not None:
         work.commits = [*work.commits, sha]
-        state.harness_commits = [*state.harness_commits, sha]
+        if not seat.in_slot:  # a slot's commits join the feature branch when it merges
+            state.harness_commits = [*state.harness_commits, sha]
     if verdict.refusal is not None:
         refusal = verdict.refusal.model_copy(update={"commit_sha": sha})
         work.gate_refusals = [*work.gate_refusals, refusal]
     work.kept_out = list(dict.fromkeys([*work.kept_out, *verdict.kept_out]))
     work.held = held_files.merge_held(work.held, verdict.files, verdict.held)
     work.tests = verdict.tests
-    state.last_test_run = verdict.tests
+    if not seat.in_slot:
+        state.last_test_run = verdict.tests
     work.pre_session_dirty = None
     work.verdict = None
     return work
 
 
-async def issue_closure(run: Run) -> None:
-    """The human reviews the issue's diff and tests; approved issues are closed."""
-    work = run.state.work()
+async def issue_closure(run: Run, seat: Seat | None = None) -> None:
+    """The human reviews the issue's diff and tests; approved issues are closed.
+
+    In a slot, an approved issue moves on to its merge (:mod:`agent.core.stages.parallel`):
+    it is closed once its branch is in the feature branch, with the note prepared here.
+    """
+    seat = seat or Seat(run)
+    work = seat.work()
     iid = work.iid
-    project = run.spec.project_dir
+    project = seat.work_tree
     issue = await run.tracker.get_issue(iid)
 
     async def build(checkpoint_id: str) -> Checkpoint:
@@ -346,7 +364,7 @@ async def issue_closure(run: Run) -> None:
         excerpt = await agit.off_loop(diff_excerpt.excerpt, project, span)
         shown = excerpt or DiffExcerpt(stat="", text="", range=span)
         flagged = await agit.off_loop(held_files.still_changed, project, work.held)
-        over_budget = await held_files.over_budget(run, span)
+        over_budget = await held_files.over_budget(run, span, project)
         what_happened = [
             f"issue #{iid} implemented in {len(shas)} commit(s)",
             "the harness ran the test suite: " + (work.tests.summary if work.tests else "skipped"),
@@ -393,18 +411,20 @@ async def issue_closure(run: Run) -> None:
         )
 
     await integrity.guard(run, "before issue_closure")
-    checkpoint = await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build)
+    checkpoint = await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build, issue=seat.iid)
     decision = checkpoint.decision
     assert decision is not None
     if not decision.approved:
-        with run.store.moving(Phase.CODING, "closure rejected") as state:
-            state.work().feedback = decision.reason or "The reviewer rejected the implementation."
-            state.work().feedback_source = "human"
+        with seat.moving(Phase.CODING, "closure rejected") as state:
+            seat.work(state).feedback = (
+                decision.reason or "The reviewer rejected the implementation."
+            )
+            seat.work(state).feedback_source = "human"
         return
     assert isinstance(checkpoint, IssueClosureCheckpoint)
     assert isinstance(decision, ClosureDecision)
-    approved, excluded = await held_files.apply_choices(run, checkpoint)
-    work = run.state.work()
+    approved, excluded = await held_files.apply_choices(run, checkpoint, seat)
+    work = seat.work()
     commits_text = ", ".join(sha[:12] for sha in work.commits)
     chosen = ""
     if approved:
@@ -412,13 +432,18 @@ async def issue_closure(run: Run) -> None:
     if excluded:
         chosen += f"Flagged files excluded (never committed): {', '.join(excluded)}\n"
     tests = work.tests.summary if work.tests else "skipped"
-    await run.tracker.add_note(
-        iid,
-        "closure",
+    note = (
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
         f"Spend: {spend_of(run, iid).line()}\n{chosen}\n"
-        + model_words.section("Summary", work.done_summary or ""),
+        + model_words.section("Summary", work.done_summary or "")
     )
+    if seat.in_slot:
+        with run.store.editing() as state:
+            seat.work(state).closure_note = note
+            step(seat.work(state), SlotStep.MERGING)
+        run.log(f"issue #{iid}: accepted, to be merged into {run.info.feature_branch}")
+        return
+    await run.tracker.add_note(iid, "closure", note)
     faultpoints.reached("issue_closure.noted")
     await run.tracker.close_issue(iid)
     faultpoints.reached("issue_closure.closed")
@@ -557,14 +582,15 @@ def _to_merge_request(run: Run, closed: int, left: int) -> None:
     run.store.move(Phase.MR_PHASE_TRANSITION, reason)
 
 
-async def _wrap_up(run: Run, iid: int) -> None:
+async def _wrap_up(run: Run, seat: Seat) -> None:
     """A budget's "go to the MR": set the started issue aside, leave an untouched one open."""
-    work = run.state.work()
+    work = seat.work()
+    iid = work.iid
     if work.sessions or work.commits:
-        await set_aside(run, iid, "a budget was reached before the issue was done")
+        await set_aside(run, iid, "a budget was reached before the issue was done", seat)
         return
     await run.tracker.update_issue(iid, remove_labels=("in-progress",))
-    run.store.leave_issue("a budget was reached")
+    seat.leave("a budget was reached")
 
 
 def _check_iteration_budget(run: Run) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from agent.core import agit, commits, prompts
 from agent.core.orchestrator import Run
 from agent.core.outbound import facts, review
+from agent.core.seat import Seat
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint
 from common.schemas.outbound import (
@@ -44,10 +45,14 @@ def secrets_of(run: Run) -> list[str]:
     return list(run.secrecy.secrets) if run.secrecy is not None else []
 
 
-async def hold(run: Run, files: list[str]) -> tuple[list[str], list[FlaggedFile]]:
-    """The session's files to commit, and the ones held for a person (logged)."""
+async def hold(
+    run: Run, files: list[str], work_tree: Path | None = None
+) -> tuple[list[str], list[FlaggedFile]]:
+    """The session's files (in ``work_tree``, default the project's) to commit, and the
+    ones held for a person (logged)."""
+    where = work_tree or run.spec.project_dir
     found = await agit.off_loop(
-        review.review_session, run.spec.project_dir, files, settings_of(run), secrets_of(run)
+        review.review_session, where, files, settings_of(run), secrets_of(run)
     )
     for item in found.flagged:
         reasons = "; ".join(finding.reason for finding in item.findings)
@@ -92,13 +97,16 @@ def session_block(held: list[FlaggedFile], excluded: list[str]) -> str:
 
 
 async def apply_choices(
-    run: Run, checkpoint: IssueClosureCheckpoint
+    run: Run, checkpoint: IssueClosureCheckpoint, seat: Seat | None = None
 ) -> tuple[list[str], list[str]]:
     """Commit the files a person approved (once: adopted by its trailer after a restart),
-    record who approved what and what was excluded. Returns (approved, excluded) paths."""
+    record who approved what and what was excluded. Returns (approved, excluded) paths.
+
+    ``seat``: where the issue is worked (default: alone, in the project)."""
     decision = checkpoint.decision
     assert isinstance(decision, ClosureDecision) and decision.approved
-    project = run.spec.project_dir
+    seat = seat or Seat(run)
+    project = seat.work_tree
     iid = checkpoint.context.issue_iid
     flagged = {item.path: item for item in checkpoint.context.flagged}
     approved = [p for p, choice in decision.files.items() if choice is FileChoice.APPROVE]
@@ -133,11 +141,12 @@ async def apply_choices(
     with run.store.editing() as state:
         _add_approved(state, records)
         state.excluded = list(dict.fromkeys([*state.excluded, *excluded_lines]))
-        work = state.work()
+        work = seat.work(state)
         work.held = []
         if sha is not None and sha not in work.commits:
             work.commits = [*work.commits, sha]
-            state.harness_commits = [*state.harness_commits, sha]
+            if not seat.in_slot:  # a slot's commits join the feature branch when it merges
+                state.harness_commits = [*state.harness_commits, sha]
     return approved, excluded
 
 
@@ -235,6 +244,8 @@ def with_approved_section(description: str, before: str, after: str) -> str:
     return head + after + tail if found else description + "\n" + after
 
 
-async def over_budget(run: Run, span: str) -> list[Finding]:
-    """The issue's diff (``span``) over its budget of lines or files: a person decides."""
-    return await agit.off_loop(review.diff_budget, run.spec.project_dir, span, settings_of(run))
+async def over_budget(run: Run, span: str, work_tree: Path | None = None) -> list[Finding]:
+    """The issue's diff (``span``, in ``work_tree``, default the project's) over its
+    budget of lines or files: a person decides."""
+    where = work_tree or run.spec.project_dir
+    return await agit.off_loop(review.diff_budget, where, span, settings_of(run))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from agent.core import agit, diff_excerpt
 from agent.core.orchestrator import Run
+from agent.core.seat import Seat
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -20,19 +21,23 @@ from common.schemas.checkpoint import (
 from common.schemas.issues import IssueDraft
 
 
-async def regression_approval(run: Run) -> None:
-    """Tests that passed before fail now: fix now, defer to a bug issue, or abort."""
-    if run.state.issue is None:
+async def regression_approval(run: Run, seat: Seat | None = None) -> None:
+    """Tests that passed before fail now: fix now, defer to a bug issue, or abort.
+
+    ``seat``: the issue's slot (parallel work); by default the one issue worked alone,
+    or (none in progress) the check before the merge request."""
+    if seat is None and run.state.issue is None:
         await _regression_before_mr(run)
         return
-    work = run.state.issue
+    seat = seat or Seat(run)
+    work = seat.work()
     iid = work.iid
     assert work.tests is not None
     issue = await run.tracker.get_issue(iid)
     test_run = work.tests
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        diff = await agit.off_loop(diff_excerpt.issue_excerpt, run.spec.project_dir, work.commits)
+        diff = await agit.off_loop(diff_excerpt.issue_excerpt, seat.work_tree, work.commits)
         return RegressionApprovalCheckpoint(
             id=checkpoint_id,
             what_happened=[
@@ -51,19 +56,19 @@ async def regression_approval(run: Run) -> None:
             ),
         )
 
-    checkpoint = await run.desk.ask(CheckpointType.REGRESSION_APPROVAL, build)
+    checkpoint = await run.desk.ask(CheckpointType.REGRESSION_APPROVAL, build, issue=seat.iid)
     decision = checkpoint.decision
     assert isinstance(decision, RegressionDecision)
     match decision.action:
         case RegressionAction.FIX_NOW:
             failing = ", ".join(work.regression)
-            with run.store.moving(Phase.CODING, "fix the regression") as state:
-                state.work().feedback = (
+            with seat.moving(Phase.CODING, "fix the regression") as state:
+                seat.work(state).feedback = (
                     f"These tests passed before this issue and fail now: {failing}. "
                     "Fix the regression without weakening the tests."
                 )
-                state.work().feedback_source = "human"
-                state.work().regression = []
+                seat.work(state).feedback_source = "human"
+                seat.work(state).regression = []
         case RegressionAction.DEFER:
             bug = IssueDraft(
                 title=f"Regression after #{iid}: {', '.join(work.regression)[:150]}",
@@ -73,8 +78,8 @@ async def regression_approval(run: Run) -> None:
             )
             created = await run.tracker.create_issues([bug])
             run.log(f"regression deferred to issue #{created[0].iid}")
-            with run.store.moving(Phase.ISSUE_CLOSURE, "regression deferred") as state:
-                state.work().regression = []
+            with seat.moving(Phase.ISSUE_CLOSURE, "regression deferred") as state:
+                seat.work(state).regression = []
         case RegressionAction.ABORT:
             run.store.fail(f"aborted at regression_approval by {decision.decided_by}")
 
