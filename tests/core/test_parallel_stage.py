@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections import defaultdict
 from pathlib import Path
 
 from agent.core.log import AgentLog
@@ -21,6 +22,7 @@ from agent.core.session import SessionConfig, SessionResult
 from agent.core.stages import parallel
 from agent.core.tools import DoneReport, SessionReports
 from agent.tracker.file import FileTracker
+from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.issues import IssueDraft
@@ -45,6 +47,8 @@ class Model:
         self.most = 0
         self.seen: dict[int, list[str]] = {}
         """Issue → calc.py as each of its sessions found it."""
+        self.started: dict[int, asyncio.Event] = defaultdict(asyncio.Event)
+        """Issue → set once a session of it started."""
 
     async def __call__(
         self,
@@ -63,6 +67,7 @@ class Model:
         self.most = max(self.most, self.running)
         try:
             self.seen.setdefault(iid, []).append((tree / "calc.py").read_text())
+            self.started[iid].set()
             # The model's time: the others work meanwhile.
             await asyncio.sleep(0.3 + self.slower.get(iid, 0.0))
             name, old, new = self.edits[iid][min(session, len(self.edits[iid])) - 1]
@@ -176,3 +181,49 @@ async def test_two_issues_on_the_same_lines_one_is_redone_and_both_end_merged(
     log = run.log._stream
     assert isinstance(log, io.StringIO)
     assert "merging conflicts in calc.py (redo)" in log.getvalue()
+
+
+async def test_stopped_while_slots_run_a_new_run_resumes_each_slot_once(tmp_path: Path) -> None:
+    """The agent stopped in the middle (here: its task cancelled while three slots are
+    in their sessions; the kill tests through the CLI are still to come): a new run
+    from the state file resumes every slot, and each issue ends with one commit."""
+    model = Model(
+        {
+            1: [("calc.py", "return 1", "return 10")],
+            2: [("calc.py", "return 2", "return 20")],
+            3: [("three.py", "", "THREE = 3\n")],
+            4: [("four.py", "", "FOUR = 4\n")],
+        },
+        slower={4: 1.0},
+    )
+    drafts = [draft("one"), draft("two"), draft("three", [1]), draft("four")]
+    first = await parallel_run(tmp_path, model, drafts)
+    task = asyncio.create_task(parallel.issue_slots(first))
+    await asyncio.wait_for(model.started[3].wait(), 30)  # #1 merged; #3 and #4 in sessions
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    left = read_model(first.files.state, AgentState)
+    assert {3, 4} <= set(left.slots()), "stopped with slots in their sessions (#2 may be merging)"
+
+    again = Run.create(
+        files=first.files,
+        info=first.info,
+        state=left,
+        tracker=first.tracker,
+        sessions=SessionConfig(project_dir=first.spec.project_dir, model=None),
+        log=AgentLog(io.StringIO()),
+        project_env=ProjectEnv(kind="PATH", test_command=None),
+        session_runner=model,
+    )
+    await asyncio.wait_for(parallel.issue_slots(again), 60)
+
+    project = first.spec.project_dir
+    assert [issue.state for issue in await again.tracker.list_issues()] == ["closed"] * 4
+    subjects = sh_git(project, "log", "--no-merges", "--format=%s", "main..HEAD").splitlines()
+    assert sorted(subjects) == [
+        "feat(#1): one",
+        "feat(#2): two",
+        "feat(#3): three",
+        "feat(#4): four",
+    ]
+    assert again.state.phase is Phase.MR_PHASE_TRANSITION and again.state.issues == {}
