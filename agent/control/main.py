@@ -11,12 +11,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agent.control import answer, eval_command, follow, policy_command, trace_commands
 from agent.control.launch import start_agents
 from agent.control.printable_output import printable_output
+from agent.control.slot_lines import list_tag, status_lines
 from agent.control.specs import parse_specs, with_model_latency, with_parallel
 from agent.core import security_counts
 from agent.core.policy.audit import read_counts, status_line
@@ -139,6 +141,8 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  log:       {info.log_file}")
     exit_line = _exit_text(info) + (f" ({printable_line(info.reason)})" if info.reason else "")
     print(f"  exit:      {exit_line}")
+    for line in status_lines(info.slots, datetime.now(UTC)):
+        print(line)
     if info.set_aside:
         print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")
     for iid, spend in sorted(info.issue_spend.items()):
@@ -288,7 +292,7 @@ def _one_line(info: AgentInfo) -> str:
     shown = f" [{printable_line(gaps)}]" if info.exit_state is ExitState.PARTIAL else ""
     return (
         f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode} {phase:<20} "
-        f"{info.spec_file.name}{waiting}{unsandboxed}{shown}"
+        f"{info.spec_file.name}{waiting}{list_tag(info.slots)}{unsandboxed}{shown}"
     )
 
 

@@ -22,7 +22,7 @@ from common.schemas.daemon_state import AgentRecord, AgentStatus
 from common.schemas.exit_status import AgentExit, ExitState
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.milestone import FileMilestone
-from common.schemas.protocol import AgentInfo
+from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 
@@ -71,6 +71,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         exit_state=exit_state(status, state),
         coverage=state.coverage if state is not None else None,
         issue_spend=state.issue_spend if state is not None else {},
+        slots=_slots(state) if state is not None else [],
         set_aside=state.set_aside if state is not None else [],
         pending_since=checkpoint.root.created_at if pending and checkpoint is not None else None,
         issues_closed=closed,
@@ -97,6 +98,21 @@ def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
     if status is AgentStatus.FAILED:
         return ExitState.BROKEN if state is not None and state.broken else ExitState.FAILED
     return ExitState.CONTINUING
+
+
+def _slots(state: AgentState) -> list[SlotInfo]:
+    """The issues in their slots (parallel work), each with its step, start and spend."""
+    return [
+        SlotInfo(
+            iid=iid,
+            step=work.slot.step,
+            started_at=work.slot.started_at,
+            spend=state.issue_spend.get(iid, Spend()),
+            conflicts=work.slot.conflicts,
+        )
+        for iid, work in sorted(state.slots().items())
+        if work.slot is not None
+    ]
 
 
 def _phase(state: AgentState | None, pending: CheckpointType | None) -> Phase | None:

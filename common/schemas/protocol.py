@@ -21,6 +21,7 @@ from common.schemas.checkpoint import CheckpointType
 from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
 from common.schemas.exit_status import ExitState
+from common.schemas.issue_slot import SlotStep
 from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
 
@@ -109,6 +110,19 @@ RequestAdapter: TypeAdapter[Request] = TypeAdapter(Request)
 # --- replies ---------------------------------------------------------------------------
 
 
+class SlotInfo(StrictModel):
+    """One issue worked in parallel, as ``harness status`` and the TUI show it."""
+
+    iid: int
+    step: SlotStep
+    started_at: datetime
+    """When the issue was chosen (how long it has run)."""
+    spend: Spend = Field(default_factory=Spend)
+    """Its sessions so far."""
+    conflicts: int = 0
+    """Merges of its branch that conflicted."""
+
+
 class AgentInfo(StrictModel):
     """An agent as clients see it: registry entry plus what its workspace says."""
 
@@ -134,6 +148,8 @@ class AgentInfo(StrictModel):
     coverage: SpecCoverage | None = None
     """Spec sections and issues the run leaves undone (``None`` before the merge request)."""
     issue_spend: dict[int, Spend] = Field(default_factory=dict)
+    slots: list[SlotInfo] = Field(default_factory=list)
+    """The issues worked in parallel now, by iid (empty one issue at a time)."""
     """What each issue's sessions cost so far."""
     set_aside: list[int] = Field(default_factory=list)
     """Issues left for a person (``needs-human``)."""
