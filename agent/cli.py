@@ -203,6 +203,16 @@ async def run_agent(
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
     bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
+    if info.spec.parallel > 1:
+        # The scheduler and the slots are built (agent.core.stages.parallel); each slot's
+        # session and gates still run in the project's sandbox, not one bound to the
+        # slot's worktree with an entrance of its own: refused until they do.
+        reason = (
+            f"parallel {info.spec.parallel}: issues in parallel are not available yet (each "
+            'slot\'s own sandbox is still to build); set "parallel": 1'
+        )
+        log(reason)
+        return "failed", reason
     places = places or ProtectedPlaces.of_this_process()
     if bwrap is not None:
         layout = sandbox_layout.at_start(

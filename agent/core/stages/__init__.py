@@ -5,17 +5,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from agent.core.orchestrator import Run
-from agent.core.stages import coding, initializer, merge_request, regression
+from agent.core.stages import coding, initializer, merge_request, parallel, regression
 from common.schemas.agent_state import Phase
 
 Handler = Callable[[Run], Awaitable[None]]
+
+
+async def issue_selection(run: Run) -> None:
+    """One issue at a time (``"parallel": 1``), or up to N at once, each in its slot."""
+    if run.spec.parallel > 1:
+        await parallel.issue_slots(run)
+    else:
+        await coding.issue_selection(run)
+
 
 HANDLERS: dict[Phase, Handler] = {
     Phase.PROJECT_VERIFICATION: initializer.project_verification,
     Phase.SPEC_TO_ISSUES: initializer.spec_to_issues,
     Phase.ISSUE_ENRICHMENT: initializer.issue_enrichment,
     Phase.CREATE_BRANCH: initializer.create_branch,
-    Phase.ISSUE_SELECTION: coding.issue_selection,
+    Phase.ISSUE_SELECTION: issue_selection,
     Phase.CODING: coding.coding_session,
     Phase.REGRESSION_APPROVAL: regression.regression_approval,
     Phase.ISSUE_CLOSURE: coding.issue_closure,
