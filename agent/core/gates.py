@@ -13,10 +13,10 @@ import re
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from agent.core.gate_output import BoundedOutput, short_line
 from common.schemas.gates import TestRun
@@ -36,8 +36,11 @@ PYCACHE_VARIABLE = "PYTHONPYCACHEPREFIX"
 OUTPUT_DRAIN_S = 5.0
 
 
-CommandWrap = Callable[[Sequence[str]], list[str]]
-"""Turns an argv into one that runs it elsewhere (in the OS sandbox, :mod:`agent.sandbox`)."""
+class CommandWrap(Protocol):
+    """Turns an argv into one that runs it elsewhere (in the OS sandbox, :mod:`agent.sandbox`),
+    bound to ``work_tree`` (``None``: the project's; a slot passes its worktree)."""
+
+    def __call__(self, command: Sequence[str], work_tree: Path | None = None) -> list[str]: ...
 
 
 async def run_tests(
@@ -76,7 +79,7 @@ async def _run(
     started = time.monotonic()
     argv = ["/bin/sh", "-c", command]
     proc = await asyncio.create_subprocess_exec(
-        *(wrap(argv) if wrap is not None else argv),
+        *(wrap(argv, project_dir) if wrap is not None else argv),
         cwd=project_dir,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

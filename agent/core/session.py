@@ -50,8 +50,9 @@ OUT_OF_TURNS = "error_max_turns"
 _PREVIEW = 300
 
 
-EntranceOpener = Callable[[EndpointSpend], AbstractAsyncContextManager[Path]]
-"""Serves a window its own entrance until the block ends; yields the CLI to start for it."""
+EntranceOpener = Callable[[EndpointSpend, Path], AbstractAsyncContextManager[Path]]
+"""Serves a window its own entrance until the block ends; yields the CLI to start for it,
+in a sandbox bound to the given work tree (the session's: a slot's worktree)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ async def endpoint_window(
             if config.entrance is None:
                 yield spent, config
             else:
-                async with config.entrance(spent) as cli_path:
+                async with config.entrance(spent, config.project_dir) as cli_path:
                     yield spent, replace(config, cli_path=cli_path)
     finally:  # closed first; a failed session's answers still streaming are its spend too
         if spent is not None:

@@ -25,7 +25,8 @@ from agent.sandbox.launcher import SessionSandbox
 
 def own_entrances(proxy: ModelProxy, sandbox: SessionSandbox) -> EntranceOpener:
     """What :attr:`agent.core.session.SessionConfig.entrance` takes: for each session's
-    window, a socket served by ``proxy`` and a CLI wrapper of ``sandbox`` bound to it.
+    window, a socket served by ``proxy`` and a CLI wrapper of ``sandbox`` bound to it and
+    to the session's work tree (a slot's worktree in place of the project).
 
     Raises (when a session starts):
         SandboxError: the sandbox shares the host's network.
@@ -33,8 +34,8 @@ def own_entrances(proxy: ModelProxy, sandbox: SessionSandbox) -> EntranceOpener:
     """
 
     @contextlib.asynccontextmanager
-    async def entrance(window: EndpointSpend) -> AsyncIterator[Path]:
-        own = sandbox.own_entrance()
+    async def entrance(window: EndpointSpend, work_tree: Path) -> AsyncIterator[Path]:
+        own = sandbox.own_entrance(work_tree)
         try:
             async with proxy.entrance(window, own.socket):
                 yield own.cli_path

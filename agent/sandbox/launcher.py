@@ -69,18 +69,39 @@ class SessionSandbox:
     _entrances: int = 0
     """Own entrances handed out (each gets its own socket and wrapper name)."""
 
-    def wrap(self, command: Sequence[str]) -> list[str]:
+    def in_work_tree(self, work_tree: Path | None) -> SandboxPlan:
+        """The plan for sessions and gates in ``work_tree`` (``None`` or the project's:
+        the plan as it is).
+
+        Why: a slot's issue is worked in its own git worktree (parallel issues). Its
+        sandbox binds that worktree writable in place of the project, and only it: the
+        project's work tree (and every other slot's worktree) is not in it at all. The
+        worktree's ``.git`` file, its git folder and the repository's shared one are
+        read-only (:func:`git_paths`), as the project's ``.git`` is.
+        """
+        if work_tree is None or work_tree == self.plan.project_dir:
+            return self.plan
+        return replace(
+            self.plan,
+            project_dir=work_tree,
+            read_only_in_project=git_paths(work_tree),
+            hidden_in_project=_hidden(work_tree),
+        )
+
+    def wrap(self, command: Sequence[str], work_tree: Path | None = None) -> list[str]:
         """``command`` in the same layout without the model endpoint: for the test gates,
-        which run code the model wrote.
+        which run code the model wrote. ``work_tree``: a slot's worktree in place of the
+        project (:meth:`in_work_tree`).
 
         The home is a fresh empty one (``fresh_home``), like each session's: a home that
         lasted the agent's life is in no commit, so a ``usercustomize.py`` under
         ``~/.local`` or an ``~/.npmrc`` with ``node-options`` a session left there ran at
         every later gate, unseen (measured).
         """
-        return bwrap_argv(replace(self.plan, forwards=()), self.bwrap, command)
+        plan = self.in_work_tree(work_tree)
+        return bwrap_argv(replace(plan, forwards=()), self.bwrap, command)
 
-    def own_entrance(self) -> OwnEntrance:
+    def own_entrance(self, work_tree: Path | None = None) -> OwnEntrance:
         """A fresh socket path for one session's own model entrance, and a CLI wrapper
         like :attr:`cli_path` whose one way to the endpoint is that socket (at the same
         port inside, so ``ANTHROPIC_BASE_URL`` stays as it is).
@@ -89,7 +110,8 @@ class SessionSandbox:
         charged to that session alone. The proxy serves the socket for one window
         (:meth:`agent.core.model_proxy.ModelProxy.entrance`); bound into this one
         sandbox, whose network namespace is its own, it is the only endpoint the
-        session reaches, and no other session reaches it.
+        session reaches, and no other session reaches it. ``work_tree``: the session's,
+        a slot's worktree in place of the project (:meth:`in_work_tree`).
 
         Raises:
             SandboxError: the sandbox shares the host's network, where every session
@@ -103,7 +125,8 @@ class SessionSandbox:
         self._entrances += 1
         private = self.cli_path.parent
         socket = private / f"model-{self._entrances}.sock"
-        plan = replace(self.plan, forwards=(Forward(self.plan.forwards[0].port, socket),))
+        bound = self.in_work_tree(work_tree)
+        plan = replace(bound, forwards=(Forward(self.plan.forwards[0].port, socket),))
         wrapper = private / f"claude-{self._entrances}"
         write_wrapper(wrapper, bwrap_argv(plan, self.bwrap, [str(plan.cli)]))
         return OwnEntrance(socket, wrapper, plan)

@@ -78,7 +78,7 @@ async def test_two_sessions_at_once_each_trace_only_their_own_requests(tmp_path:
 
             def opener(label: str) -> EntranceOpener:
                 @contextlib.asynccontextmanager
-                async def serve(window: EndpointSpend) -> AsyncIterator[Path]:
+                async def serve(window: EndpointSpend, _work_tree: Path) -> AsyncIterator[Path]:
                     name = "one.sock" if label.endswith("#1") else "two.sock"
                     async with proxy.entrance(window, folder / name) as socket_path:
                         yield socket_path  # stands for the CLI that reaches it
