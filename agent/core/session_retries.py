@@ -46,10 +46,33 @@ class Sessions:
     runner: SessionRunner = field(default=run_session)
 
     def config_for(self, work_tree: Path) -> SessionConfig:
-        """The configuration of a session in ``work_tree`` (the main one's as it is)."""
+        """The configuration of a session in ``work_tree`` (the main one's as it is).
+
+        Another work tree (a slot's worktree) gets the command policy bound to it (the
+        model's commands are judged against the tree they work in, not the project),
+        and, sandboxed, a sandbox of its own: only an entrance of its own binds it
+        (:meth:`agent.sandbox.launcher.SessionSandbox.own_entrance`); the shared
+        wrapper is bound to the project.
+
+        Raises:
+            SessionError: sandboxed without an entrance of its own per session.
+        """
         if work_tree == self.config.project_dir:
             return self.config
-        return dataclasses.replace(self.config, project_dir=work_tree)
+        if self.config.cli_path is not None and (
+            self.config.entrance is None or self.config.meter is None
+        ):
+            refused = SessionError(
+                f"a session in {work_tree} needs a sandbox of its own: the agent gives "
+                "its sessions no entrance of their own (issues in parallel need one)"
+            )
+            refused.retryable = False  # no attempt mends it
+            raise refused
+        policy = self.config.policy
+        if policy is not None:
+            context = dataclasses.replace(policy.context, project_dir=work_tree.resolve())
+            policy = dataclasses.replace(policy, context=context)
+        return dataclasses.replace(self.config, project_dir=work_tree, policy=policy)
 
     async def run(
         self,
