@@ -43,6 +43,7 @@ from agent.core.trace import trace_path, tracing
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox import layout as sandbox_layout
+from agent.sandbox.entrances import own_entrances
 from agent.sandbox.protected import ProtectedPlaces
 from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
@@ -88,6 +89,9 @@ class ModelAccess:
     """The endpoint probe; ``None`` for the embedded model."""
     meter: EndpointMeter
     """Opens the endpoint only while a session runs and charges every answer to it."""
+    proxy: ModelProxy
+    """The proxy the sessions reach the model through: it serves each session's own
+    entrance when sessions run at once (issues in parallel)."""
 
 
 def endpoint_meter(spec: AgentSpec, log: AgentLog, files: WorkspaceFiles | None) -> EndpointMeter:
@@ -139,27 +143,28 @@ async def model_environment(
         playbook = spec.playbook or DEMO_PLAYBOOK
         # Through the proxy too: it records every exchange in the trace.
         latency = spec.model_latency_s
-        async with (
-            LocalModel(playbook, latency_s=latency) as model_url,
-            ModelProxy(Upstream(model_url, "none"), log, meter) as base_url,
-        ):
-            waits = f", {latency:g} s before each answer" if latency else ""
-            log(f"embedded model serving {playbook.name} at {model_url}{waits}")
-            yield ModelAccess(
-                env={
-                    "ANTHROPIC_BASE_URL": base_url,
-                    "ANTHROPIC_API_KEY": "local-playbook",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                },
-                model=None,
-                check=None,
-                meter=meter,
-            )
+        async with LocalModel(playbook, latency_s=latency) as model_url:
+            local_proxy = ModelProxy(Upstream(model_url, "none"), log, meter)
+            async with local_proxy as base_url:
+                waits = f", {latency:g} s before each answer" if latency else ""
+                log(f"embedded model serving {playbook.name} at {model_url}{waits}")
+                yield ModelAccess(
+                    env={
+                        "ANTHROPIC_BASE_URL": base_url,
+                        "ANTHROPIC_API_KEY": "local-playbook",
+                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                    },
+                    model=None,
+                    check=None,
+                    meter=meter,
+                    proxy=local_proxy,
+                )
         return
     check_credentials(spec, credentials)
     upstream = Upstream.from_credentials(credentials)
     model = spec.model or credentials.get(MODEL)
-    async with ModelProxy(upstream, log, meter) as proxy_url:
+    proxy = ModelProxy(upstream, log, meter)
+    async with proxy as proxy_url:
         log(f"model proxy at {proxy_url} for {upstream.base_url} ({upstream.auth})")
         yield ModelAccess(
             env={
@@ -172,6 +177,7 @@ async def model_environment(
                 functools.partial(probe_endpoint, proxy_url, upstream, model), meter, log
             ),
             meter=meter,
+            proxy=proxy,
         )
 
 
@@ -203,16 +209,6 @@ async def run_agent(
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
     bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
-    if info.spec.parallel > 1:
-        # The scheduler and the slots are built (agent.core.stages.parallel); each slot's
-        # session and gates still run in the project's sandbox, not one bound to the
-        # slot's worktree with an entrance of its own: refused until they do.
-        reason = (
-            f"parallel {info.spec.parallel}: issues in parallel are not available yet (each "
-            'slot\'s own sandbox is still to build); set "parallel": 1'
-        )
-        log(reason)
-        return "failed", reason
     places = places or ProtectedPlaces.of_this_process()
     if bwrap is not None:
         layout = sandbox_layout.at_start(
@@ -265,6 +261,8 @@ async def _run(
         model_environment(info.spec, log, credentials, files) as access,
         session_launch(info.spec, bwrap, access.env, log, state.sandbox_layout, places) as launch,
     ):
+        if launch.sandbox is not None:
+            launch.sandbox.slot_read_only = project_env.folders_in(info.spec.project_dir)
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
             project_dir=info.spec.project_dir,
@@ -273,6 +271,13 @@ async def _run(
             local_model=info.spec.uses_local_model,
             meter=access.meter,
             cli_path=launch.cli_path,
+            # Issues in parallel: each session reaches the model by an entrance of its own,
+            # in a sandbox bound to its work tree (a slot's worktree).
+            entrance=(
+                own_entrances(access.proxy, launch.sandbox)
+                if info.spec.parallel > 1 and launch.sandbox is not None
+                else None
+            ),
             max_turns=info.spec.budgets.turns_per_session,
             policy=PolicySetup(
                 PolicyContext.for_project(

@@ -39,6 +39,15 @@ class ProjectEnv:
     missing: str | None = None
     """For a Python project without an interpreter: what was looked for, and where."""
 
+    def folders_in(self, project: Path) -> tuple[Path, ...]:
+        """Its folders inside ``project`` (a project venv): a slot's worktree has none of
+        them (git ignores them), so a slot's sandbox shows the project's read-only."""
+        venv = self.variables.get("VIRTUAL_ENV")
+        if venv is None:
+            return ()
+        path = Path(venv)
+        return (path,) if path.is_relative_to(project) and path.is_dir() else ()
+
     def environ(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` without the harness's interpreter, with this project's variables."""
         return {**without_harness(base), **self.variables}

@@ -21,7 +21,7 @@ from common import paths
 from common.schemas.gates import TestRun
 from common.schemas.issue_slot import IssueSlot, SlotStep
 from common.schemas.issue_work import IssueWork
-from common.workspace import worktrees
+from common.workspace import git, worktrees
 
 MergeVerdict = Literal["merged", "redo", "ask"]
 
@@ -55,6 +55,7 @@ async def open_slot(run: Run, iid: int) -> IssueWork:
     if not await _is_worktree(project, folder):
         await agit.off_loop(worktrees.remove, project, folder)
         await agit.off_loop(worktrees.add, project, folder, branch, feature)
+    await agit.off_loop(_link_environment, project, folder, run.project_env.folders_in(project))
     faultpoints.reached("slot.opened")
     baseline = await _tests(run, folder)
     with run.store.editing() as state:
@@ -141,6 +142,25 @@ async def close_slot(run: Run, iid: int) -> None:
     await agit.off_loop(worktrees.remove, run.spec.project_dir, folder)
     with run.store.editing() as state:
         state.leave_issue(iid)
+
+
+def _link_environment(project: Path, tree: Path, folders: tuple[Path, ...]) -> None:
+    """Link the project's environment (its ``.venv``) into the worktree at the same place.
+
+    Why: git ignores it, so no worktree has it, and the project's test command names it
+    (``.venv/bin/python -m pytest``). The link points at the project's own folder, which
+    a slot's sandbox shows read-only. Only a path git ignores in the worktree is linked:
+    a link git would see could be committed.
+    """
+    for folder in folders:
+        relative = folder.relative_to(project)
+        link = tree / relative
+        if link.is_symlink() or link.exists():
+            continue
+        # A trailing slash: a pattern for folders (``.venv/``) matches a path not made yet.
+        if git.git(tree, "check-ignore", f"{relative}/", check=False):
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(folder, target_is_directory=True)
 
 
 async def _is_worktree(project: Path, folder: Path) -> bool:

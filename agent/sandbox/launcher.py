@@ -68,6 +68,9 @@ class SessionSandbox:
     log: Callable[[str], None]
     _entrances: int = 0
     """Own entrances handed out (each gets its own socket and wrapper name)."""
+    slot_read_only: tuple[Path, ...] = ()
+    """The project's own folders a slot's sandbox shows read-only beside its worktree:
+    the project's environment (its ``.venv``, which git ignores, so no worktree has it)."""
 
     def in_work_tree(self, work_tree: Path | None) -> SandboxPlan:
         """The plan for sessions and gates in ``work_tree`` (``None`` or the project's:
@@ -84,6 +87,7 @@ class SessionSandbox:
         return replace(
             self.plan,
             project_dir=work_tree,
+            read_only=(*self.plan.read_only, *self.slot_read_only),
             read_only_in_project=git_paths(work_tree),
             hidden_in_project=_hidden(work_tree),
         )

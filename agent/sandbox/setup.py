@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.sandbox.binary import find_bwrap, probe
-from agent.sandbox.launcher import session_sandbox
+from agent.sandbox.launcher import SessionSandbox, session_sandbox
 from agent.sandbox.layout import LayoutKeeper
 from agent.sandbox.protected import ProtectedPlaces
 from common.errors import SandboxError
@@ -34,6 +34,8 @@ class SessionLaunch:
     """Runs the test gates in the sandbox too (``None``: unsandboxed)."""
     keeper: LayoutKeeper | None = None
     """Compares the recorded layout with the project now (``None``: unsandboxed)."""
+    sandbox: SessionSandbox | None = None
+    """The sandbox itself: it binds each session's own entrance (``None``: unsandboxed)."""
 
 
 def check_sandbox(spec: AgentSpec) -> Path | None:
@@ -87,4 +89,4 @@ async def session_launch(
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
         keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout, log)
-        yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper)
+        yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper, box)
