@@ -49,7 +49,7 @@ from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
 from agent.tracker.redacting import RedactingTracker
-from common import decision_mac, help_text
+from common import decision_mac, help_text, paths
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.credentials import (
     CREDENTIAL_VARIABLES,
@@ -189,6 +189,7 @@ async def run_agent(
     resume: bool = False,
     decision_key: bytes | None = None,
     places: ProtectedPlaces | None = None,
+    worktrees: Path | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
@@ -240,7 +241,18 @@ async def run_agent(
     secret_values = [value for value in secrets.values() if value]
     with tracing(trace_path(files), secret_values):
         return await _run(
-            files, info, state, tracker, project_env, log, credentials, key, secrecy, bwrap, places
+            files,
+            info,
+            state,
+            tracker,
+            project_env,
+            log,
+            credentials,
+            key,
+            secrecy,
+            bwrap,
+            places,
+            worktrees or paths.worktrees_dir(files.root),
         )
 
 
@@ -256,6 +268,7 @@ async def _run(
     secrecy: Secrecy,
     bwrap: Path | None,
     places: ProtectedPlaces,
+    worktrees: Path,
 ) -> tuple[Outcome, str]:
     async with (
         model_environment(info.spec, log, credentials, files) as access,
@@ -302,6 +315,7 @@ async def _run(
             secrecy=secrecy,
             command_wrap=launch.wrap,
             layout_keeper=launch.keeper,
+            worktrees=worktrees,
         )
         return await run_to_end(run)
 
@@ -335,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         key = decision_mac.load_key()
         # Taken before HARNESS_HOME leaves the environment: no sandbox may ever show it.
         places = ProtectedPlaces.of_this_process(os.environ)
+        # The issue worktrees' folder is under HARNESS_HOME too: named now, for the same reason.
+        worktrees = paths.worktrees_dir(files.root)
     except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
@@ -344,7 +360,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(cleaned)
     cleanup_orphans(files.root)
     outcome, reason = asyncio.run(
-        _supervised(files, log, secrets, resume=args.resume, decision_key=key, places=places)
+        _supervised(
+            files,
+            log,
+            secrets,
+            resume=args.resume,
+            decision_key=key,
+            places=places,
+            worktrees=worktrees,
+        )
     )
     return _ended(files, log, outcome, reason)
 
@@ -378,6 +402,7 @@ async def _supervised(
     resume: bool,
     decision_key: bytes | None = None,
     places: ProtectedPlaces | None = None,
+    worktrees: Path | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -387,7 +412,13 @@ async def _supervised(
         loop.add_signal_handler(signum, task.cancel)
     try:
         return await run_agent(
-            files, log, secrets, resume=resume, decision_key=decision_key, places=places
+            files,
+            log,
+            secrets,
+            resume=resume,
+            decision_key=decision_key,
+            places=places,
+            worktrees=worktrees,
         )
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"

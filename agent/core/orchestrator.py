@@ -32,7 +32,7 @@ from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.session_retries import SessionRunner, Sessions
 from agent.core.tools import SessionReports
 from agent.tracker.base import IssueTracker
-from common import decision_mac
+from common import decision_mac, paths
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets
@@ -73,6 +73,10 @@ class Run:
     layout_keeper: LayoutKeeper | None = None
     """The sandbox layout now and how to apply an approved one (``None``: unsandboxed);
     :mod:`agent.core.integrity` compares it with the recorded layout."""
+    worktrees: Path | None = None
+    """Where this agent's issue worktrees live (parallel issues): named at the agent's
+    start, while ``HARNESS_HOME`` is still in its environment
+    (:func:`common.paths.worktrees_dir`)."""
     sessions_this_run: int = 0
 
     @classmethod
@@ -92,6 +96,7 @@ class Run:
         secrecy: Secrecy | None = None,
         command_wrap: CommandWrap | None = None,
         layout_keeper: LayoutKeeper | None = None,
+        worktrees: Path | None = None,
     ) -> Run:
         """Compose a run from the workspace, the state and how sessions reach the model.
 
@@ -115,6 +120,7 @@ class Run:
             sessions=Sessions(sessions, store, ledger, log, runner=session_runner),
             model_check=model_check,
             layout_keeper=layout_keeper,
+            worktrees=worktrees or paths.worktrees_dir(files.root),
         )
 
     @property

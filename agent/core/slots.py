@@ -50,7 +50,8 @@ async def open_slot(run: Run, iid: int) -> IssueWork:
     """
     project = run.spec.project_dir
     feature = run.info.feature_branch
-    folder = slot_plan.folder_for(paths.worktrees_dir(run.files.root), iid)
+    area = run.worktrees or paths.worktrees_dir(run.files.root)
+    folder = slot_plan.folder_for(area, iid)
     branch = slot_plan.branch_for(feature, iid)
     if not await _is_worktree(project, folder):
         await agit.off_loop(worktrees.remove, project, folder)

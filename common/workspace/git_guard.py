@@ -209,12 +209,13 @@ def user_identity() -> list[tuple[str, str]]:
 def override_args(repo: Path, subcommand: str = "") -> list[str]:
     """The ``-c`` arguments for a harness git in ``repo``: the fixed ones and its drivers'.
 
-    A ``commit`` also gets the user's global identity for the parts the repository
-    does not set itself.
+    A ``commit`` or a ``merge`` (an issue's branch into the feature branch makes a merge
+    commit) also gets the user's global identity for the parts the repository does not
+    set itself.
     """
     config = repository_config(repo)
     pairs = [*FIXED_OVERRIDES, *driver_overrides(config)]
-    if subcommand == "commit":
+    if subcommand in ("commit", "merge"):
         local = {key.lower() for key, _ in config}
         pairs.extend((key, value) for key, value in user_identity() if key not in local)
     args: list[str] = []

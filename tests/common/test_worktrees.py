@@ -197,3 +197,22 @@ def test_a_removal_cut_short_is_finished_by_removing_again(repo: Path, tmp_path:
     worktrees.remove(repo, place)
 
     assert [p.resolve() for p in worktrees.listed(repo)] == [other.resolve()]
+
+
+def test_the_merge_commit_is_the_users_when_only_their_global_config_names_them(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The harness's git has the global config switched off: a merge once failed there
+    ("the branch is not in HEAD") where only ~/.gitconfig named the user."""
+    sh_git(repo, "config", "--global", "user.name", "Alice")
+    sh_git(repo, "config", "--global", "user.email", "alice@example.org")
+    place = tmp_path / "trees" / "issue-1"
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    commit_file(place, "new.py", "x = 1\n", "feat #1")
+
+    outcome = worktrees.merge(repo, "feature/x-issue-1", "Merge issue #1")
+
+    assert outcome.merged
+    assert sh_git(repo, "log", "-1", "--format=%an <%ae> %s") == (
+        "Alice <alice@example.org> Merge issue #1"
+    )

@@ -16,14 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.faultpoints import VARIABLE
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL
 from common.workspace import git
-from tests.e2e.agents import harness
-from tests.e2e.test_project_env import calc_project
+from common.workspace.setup import prepare_workspace
+from tests.e2e.agents import finish, harness, log_text, start_agent
+from tests.e2e.test_project_env import calc_project, local_spec
 
 pytestmark = pytest.mark.slow
 DATA = Path(__file__).parent / "data"
@@ -76,6 +78,8 @@ def test_three_issues_at_once_the_fourth_after_its_dependency(daemon_home: Path)
         (4, [], "closed"),
     ]
     assert re.search(r"slots: #1, #2, #4 running \(at most 3\)", log), log
+    trees = re.findall(r"issue #\d: worktree (\S+) on ", log)
+    assert len(trees) == 4 and all(Path(tree).is_relative_to(daemon_home) for tree in trees)
     feature = git.current_branch(project)
     ops = (project / "calc" / "ops.py").read_text()
     assert ops == OPS.replace("return 1\n", "return 10\n").replace("return 2\n", "return 20\n")
@@ -93,3 +97,50 @@ def test_three_issues_at_once_the_fourth_after_its_dependency(daemon_home: Path)
     # Each slot's gates ran the project's tests in its worktree (its environment linked).
     slot_runs = re.findall(r"^\S+ tests: (.*)$", log, re.MULTILINE)
     assert slot_runs and all("passed" in line for line in slot_runs), slot_runs
+
+
+#: Points of the parallel path, each with the time it is reached that kills the agent
+#: while other slots are in flight (``NAME:N``: the N-th time).
+PARALLEL_POINTS = [
+    "issue_selection.labelled:2",
+    "slot.opened:3",
+    "coding.session_ended:2",
+    "coding.tested:2",
+    "coding.committed:3",
+    "slot.merged:1",
+    "issue_closure.noted:2",
+    "issue_closure.closed:1",
+]
+
+
+@pytest.mark.parametrize("point", PARALLEL_POINTS)
+def test_killed_in_the_parallel_path_every_slot_resumes_once(
+    point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = ops_project()
+    spec = local_spec(
+        project, DATA / "parallel-spec.md", DATA / "parallel-playbook.json", parallel=3
+    )
+    files = WorkspaceFiles(prepare_workspace(spec))
+    monkeypatch.setenv(VARIABLE, point)
+    killed = finish(start_agent(files), timeout=180)
+    assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
+
+    monkeypatch.delenv(VARIABLE)
+    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
+
+    state = read_model(files.state, AgentState)
+    assert state.phase is Phase.DONE, state.failure
+    milestone = read_model(files.milestone, FileMilestone)
+    assert [issue.state for issue in milestone.issues] == ["closed"] * 4
+    for issue in milestone.issues:
+        assert [note.kind for note in issue.notes].count("closure") == 1, issue.notes
+    feature = git.current_branch(project)
+    feats = git.git(project, "log", "--no-merges", "--format=%s", f"main..{feature}").splitlines()
+    assert sorted(feats) == [
+        "feat(#1): Make one ten",
+        "feat(#2): Make two twenty",
+        "feat(#3): Add three",
+        "feat(#4): Add four",
+    ]
+    assert git.git(project, "worktree", "list").count("\n") == 0, "every worktree removed"
