@@ -31,8 +31,8 @@ pytestmark = pytest.mark.slow
 
 #: The demo's enrichment keeps its issue's scope: enrichment_scope is tried in
 #: tests/e2e/test_enrichment_scope.py. The demo works one issue at a time: the slot
-#: points (parallel work) are not on its path; the slot steps that reach them are tried
-#: against real git in tests/core/test_slots.py (their kill tests are still to come).
+#: points (parallel work) are not on its path; they are killed at in
+#: tests/e2e/test_parallel_issues.py (``slot.restarted``, after a conflict, is not yet).
 IN_THE_DEMO = [
     point
     for point in POINTS
