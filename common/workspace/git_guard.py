@@ -64,6 +64,11 @@ FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
     ("submodule.recurse", "false"),
     ("fetch.recurseSubmodules", "false"),
     ("push.recurseSubmodules", "no"),
+    # git's built-in ``union`` merge keeps both sides' lines and reports no conflict: a
+    # model-written ``.gitattributes`` (``* merge=union``) would make the harness merge an
+    # issue's branch into code nobody reviewed. A configured driver of that name is looked
+    # up before the built-in one, so the merge reports the conflict instead.
+    ("merge.union.driver", "false"),
 )
 """Applied to every git the harness runs; ``credential.helper=`` empties the helper list."""
 

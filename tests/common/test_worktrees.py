@@ -216,3 +216,22 @@ def test_the_merge_commit_is_the_users_when_only_their_global_config_names_them(
     assert sh_git(repo, "log", "-1", "--format=%an <%ae> %s") == (
         "Alice <alice@example.org> Merge issue #1"
     )
+
+
+def test_a_model_written_union_attribute_cannot_merge_a_conflict_away(
+    repo: Path, tmp_path: Path
+) -> None:
+    """``* merge=union`` (git's built-in driver) would keep both sides' lines and report
+    no conflict: the feature branch would get code nobody reviewed. It conflicts instead."""
+    commit_file(repo, ".gitattributes", "* merge=union\n", "an earlier issue's attributes")
+    first, second = tmp_path / "t" / "issue-1", tmp_path / "t" / "issue-2"
+    worktrees.add(repo, first, "b1", "feature/x")
+    worktrees.add(repo, second, "b2", "feature/x")
+    commit_file(first, "calc.py", "def one():\n    return 'first'\n", "1")
+    commit_file(second, "calc.py", "def one():\n    return 'second'\n", "2")
+    assert worktrees.merge(repo, "b1", "m1", IDENTITY).merged
+
+    outcome = worktrees.merge(repo, "b2", "m2", IDENTITY)
+
+    assert not outcome.merged and outcome.conflicts == ("calc.py",)
+    assert (repo / "calc.py").read_text() == "def one():\n    return 'first'\n"
