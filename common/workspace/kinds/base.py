@@ -16,6 +16,7 @@ checkpoint already narrowed to that type's model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Generic, Protocol, TypeVar
 
@@ -221,14 +222,26 @@ class KindRules(Generic[ModelT]):
         return None
 
 
-def parse_iids(text: str) -> list[int]:
-    """``1, #3`` as issue numbers (empty text: none).
+def parse_iids(
+    text: str,
+    among: set[int] | None = None,
+    unknown: Callable[[list[int], list[int]], str] | None = None,
+) -> list[int]:
+    """``1, #3`` as issue numbers (empty text: none), each one of ``among`` when given.
 
     Raises:
-        CheckpointError: not a list of numbers.
+        CheckpointError: not a list of numbers, or (``unknown(found, known)`` saying so) a
+            number not in ``among``.
     """
     parts = [part.strip().lstrip("#") for part in text.split(",") if part.strip()]
     try:
-        return [int(part) for part in parts]
+        iids = [int(part) for part in parts]
     except ValueError as e:
         raise CheckpointError(f"expected issue numbers like 1,3 — got {text!r}") from e
+    strays = sorted(set(iids) - among) if among is not None else []
+    if strays:
+        known = sorted(among or ())
+        raise CheckpointError(
+            unknown(strays, known) if unknown else f"unknown issue(s) {strays}; known: {known}"
+        )
+    return iids

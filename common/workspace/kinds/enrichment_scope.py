@@ -7,7 +7,6 @@ choice names the iids whose enrichment to apply. The diffs of the issue texts ar
 
 from __future__ import annotations
 
-from common.errors import CheckpointError
 from common.schemas.checkpoint import (
     AnyDecision,
     CheckpointType,
@@ -37,13 +36,11 @@ class EnrichmentScopeKind(KindRules[EnrichmentScopeCheckpoint]):
         decided_by: str,
         reason: str | None,
     ) -> AnyDecision:
-        listed = {change.iid for change in checkpoint.context.changes}
-        selected = parse_iids(choice)
-        unknown = sorted(set(selected) - listed)
-        if unknown:
-            raise CheckpointError(
-                f"no enrichment of issue {unknown} to apply; listed: {sorted(listed)}"
-            )
+        selected = parse_iids(
+            choice,
+            {change.iid for change in checkpoint.context.changes},
+            lambda strays, known: f"no enrichment of issue {strays} to apply; listed: {known}",
+        )
         return ScopeDecision(approved=True, decided_by=decided_by, reason=reason, selected=selected)
 
     def _approve_label(self, checkpoint: EnrichmentScopeCheckpoint) -> str:

@@ -6,7 +6,6 @@ reject enriches none (its reason is only logged).
 
 from __future__ import annotations
 
-from common.errors import CheckpointError
 from common.schemas.checkpoint import (
     AnyDecision,
     CheckpointType,
@@ -38,11 +37,11 @@ class IssueEnrichmentKind(KindRules[IssueEnrichmentCheckpoint]):
         decided_by: str,
         reason: str | None,
     ) -> AnyDecision:
-        known = {issue.iid for issue in checkpoint.context.issues}
-        selected = parse_iids(choice)
-        unknown = sorted(set(selected) - known)
-        if unknown:
-            raise CheckpointError(f"no such issue to enrich: {unknown}; known: {sorted(known)}")
+        selected = parse_iids(
+            choice,
+            {issue.iid for issue in checkpoint.context.issues},
+            lambda strays, known: f"no such issue to enrich: {strays}; known: {known}",
+        )
         return EnrichmentDecision(
             approved=True, decided_by=decided_by, reason=reason, selected=selected
         )
