@@ -59,7 +59,7 @@ HIDDEN_SHOWN = 20
 async def issue_selection(run: Run) -> None:
     """Recommend the next open issue; with none left, move to the MR stage."""
     issues = await run.tracker.list_issues()
-    if await _set_aside_stuck(run, issues):
+    if await set_aside_stuck(run, issues):
         issues = await run.tracker.list_issues()
     # The label decides: a person who removes it gives the issue another chance.
     aside = {issue.iid for issue in issues if SET_ASIDE_LABEL in issue.labels}
@@ -67,11 +67,11 @@ async def issue_selection(run: Run) -> None:
     open_issues = [issue for issue in issues if issue.iid in found.ready]
     closed = sum(1 for issue in issues if issue.state == "closed")
     if not open_issues or run.state.wrap_up:
-        _to_merge_request(run, closed, len(issues) - closed)
+        to_merge_request(run, closed, len(issues) - closed)
         return
     _check_iteration_budget(run)
     if await budget.guard(run) == "wrap_up":
-        _to_merge_request(run, closed, len(issues) - closed)
+        to_merge_request(run, closed, len(issues) - closed)
         return
     in_progress = [i.iid for i in open_issues if "in-progress" in i.labels]
     recommended = in_progress[0] if in_progress else open_issues[0].iid
@@ -127,7 +127,7 @@ async def issue_selection(run: Run) -> None:
         state.issue = work
 
 
-async def _set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
+async def set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
     """Set aside each open issue that depends (perhaps through others) on one set aside:
     nobody will close its dependency, so waiting for it would never end. It gets the
     ``needs-human`` label and a note saying which dependency; a person who removes the
@@ -565,7 +565,7 @@ def _turns_handoff(iid: int, turns: int, files: list[str]) -> Handoff:
     )
 
 
-def _to_merge_request(run: Run, closed: int, left: int) -> None:
+def to_merge_request(run: Run, closed: int, left: int) -> None:
     """No issue left to work on (or a person chose to wrap up): on to the MR stage.
 
     The run fails only when nothing was finished: every issue set aside.
