@@ -123,6 +123,12 @@ class CheckpointKind(Protocol):
         """The diff the checkpoint carries; ``None`` when it carries none."""
         ...
 
+    def issue(self, checkpoint: CheckpointBase) -> int | None:
+        """The issue the checkpoint is about, as its context names it (``None``: no one
+        issue, or a context that does not say; see
+        :func:`common.workspace.checkpoint_issue.issue_of`)."""
+        ...
+
 
 class KindRules(Generic[ModelT]):
     """The base of each type's rules: the defaults most types share, and the narrowing.
@@ -190,6 +196,9 @@ class KindRules(Generic[ModelT]):
     def diff(self, checkpoint: CheckpointBase) -> CarriedDiff | None:
         return self._diff(self.own(checkpoint))
 
+    def issue(self, checkpoint: CheckpointBase) -> int | None:
+        return self._issue(self.own(checkpoint))
+
     # --- the hooks: what most types do ------------------------------------------------------
 
     def _waits_for_person(self, checkpoint: ModelT) -> list[str]:
@@ -219,6 +228,9 @@ class KindRules(Generic[ModelT]):
         return []
 
     def _diff(self, checkpoint: ModelT) -> CarriedDiff | None:
+        return None
+
+    def _issue(self, checkpoint: ModelT) -> int | None:
         return None
 
 

@@ -97,6 +97,9 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
         whole = f"git diff {c.diff_range}" if c.diff_range else f"git show {c.commit_sha}"
         return CarriedDiff(c.diff_stat, c.diff, c.diff_cut_at, whole)
 
+    def _issue(self, checkpoint: IssueClosureCheckpoint) -> int:
+        return checkpoint.context.issue_iid
+
 
 def file_choices(choice: str, flagged: list[str]) -> dict[str, FileChoice]:
     """``approve=PATH`` / ``exclude=PATH`` items (``;`` or new lines between them) as a

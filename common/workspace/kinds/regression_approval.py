@@ -75,5 +75,8 @@ class RegressionApprovalKind(KindRules[RegressionApprovalCheckpoint]):
             return None
         return CarriedDiff(excerpt.stat, excerpt.text, excerpt.cut_at, f"git diff {excerpt.range}")
 
+    def _issue(self, checkpoint: RegressionApprovalCheckpoint) -> int | None:
+        return checkpoint.context.issue_iid
+
 
 KIND = RegressionApprovalKind(RegressionApprovalCheckpoint)
