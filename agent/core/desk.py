@@ -52,7 +52,12 @@ class Desk:
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     async def ask(
-        self, kind: CheckpointType, build: CheckpointBuilder, *, issue: int | None = None
+        self,
+        kind: CheckpointType,
+        build: CheckpointBuilder,
+        *,
+        issue: int | None = None,
+        pick: int | None = None,
     ) -> Checkpoint:
         """Open a checkpoint (or find the one a killed agent left) and return it decided.
 
@@ -60,18 +65,21 @@ class Desk:
         pending or decided-but-unapplied checkpoint instead of building a new one.
         Auto-accept is read from the workspace at every checkpoint. Asks wait their
         turn: only one checkpoint is open at a time. ``issue``: the checkpoint is about
-        that issue's slot (parallel work), and its id says so.
+        that issue's slot (parallel work), and its id says so; ``pick``: the choice of
+        an issue for the ``pick``-th slot opened (:func:`agent.core.slot_plan.checkpoint_id`).
         """
         async with self._turn:
-            return await self._ask(kind, build, issue)
+            return await self._ask(kind, build, issue, pick)
 
     async def _ask(
-        self, kind: CheckpointType, build: CheckpointBuilder, issue: int | None
+        self, kind: CheckpointType, build: CheckpointBuilder, issue: int | None, pick: int | None
     ) -> Checkpoint:
         state = self.store.state
         slot = state.work(issue).slot if issue is not None else None
         moves = slot.moves if slot is not None else 0
-        checkpoint_id = slot_plan.checkpoint_id(kind.value, len(state.history), issue, moves)
+        checkpoint_id = slot_plan.checkpoint_id(
+            kind.value, len(state.history), issue, moves, pick
+        )
         found = checkpoints.current(self.files)
         if (
             found is not None

@@ -20,6 +20,7 @@ POINTS: tuple[str, ...] = (
     "enrichment_scope.decided",
     "create_branch.created",
     "issue_selection.labelled",
+    "slot.selected",
     "slot.opened",
     "coding.session_ended",
     "coding.tested",

@@ -55,13 +55,22 @@ def folder_for(area: Path, iid: int) -> Path:
     return area / f"issue-{iid}"
 
 
-def checkpoint_id(kind: str, history_length: int, iid: int | None = None, moves: int = 0) -> str:
+def checkpoint_id(
+    kind: str,
+    history_length: int,
+    iid: int | None = None,
+    moves: int = 0,
+    pick: int | None = None,
+) -> str:
     """A checkpoint's id, derived from the state so a resumed agent finds its own.
 
     The run's checkpoints count the run's transitions. A slot's count its own moves and
     name its issue: two slots asking the same kind at once must not share an id, and
-    another slot's transitions must not change the id a resumed slot looks for.
+    another slot's transitions must not change the id a resumed slot looks for. The
+    choice of an issue for a free slot (``pick``) counts the slots opened so far.
     """
+    if pick is not None:
+        return f"{kind}-slot{pick}"
     if iid is None:
         return f"{kind}-{history_length}"
     return f"{kind}-issue{iid}-{moves}"

@@ -41,18 +41,35 @@ def step(work: IssueWork, to: SlotStep) -> None:
     slot.moves += 1
 
 
+def choose(run: Run, iid: int) -> IssueWork:
+    """Record issue ``iid`` as chosen for a slot (its first step, ``selection``): its
+    worktree and branch named by the harness, the slots opened counted, in one write
+    (the count names the next slot's issue_selection checkpoint)."""
+    area = run.worktrees or paths.worktrees_dir(run.files.root)
+    slot = IssueSlot(
+        worktree=str(slot_plan.folder_for(area, iid)),
+        branch=slot_plan.branch_for(run.info.feature_branch, iid),
+        step=SlotStep.SELECTION,
+        moves=1,
+    )
+    with run.store.editing() as state:
+        state.issues[iid] = IssueWork(iid=iid, slot=slot)
+        state.slots_opened += 1
+    return run.state.work(iid)
+
+
 async def open_slot(run: Run, iid: int) -> IssueWork:
-    """Give issue ``iid`` its worktree on its branch off the feature branch and its
-    baseline there; recorded in the state as a slot at its coding step.
+    """Give issue ``iid`` (chosen for a slot, at its selection step) its worktree on its
+    branch off the feature branch and its baseline there; the slot moves on to coding.
 
     A resumed agent that had made the worktree (or only the branch) reuses it: the
     branch is checked out as it is, its commits kept.
     """
     project = run.spec.project_dir
     feature = run.info.feature_branch
-    area = run.worktrees or paths.worktrees_dir(run.files.root)
-    folder = slot_plan.folder_for(area, iid)
-    branch = slot_plan.branch_for(feature, iid)
+    chosen = _slot(run.state.work(iid))
+    folder = Path(chosen.worktree)
+    branch = chosen.branch
     if not await _is_worktree(project, folder):
         await agit.off_loop(worktrees.remove, project, folder)
         await agit.off_loop(worktrees.add, project, folder, branch, feature)
@@ -60,12 +77,9 @@ async def open_slot(run: Run, iid: int) -> IssueWork:
     faultpoints.reached("slot.opened")
     baseline = await _tests(run, folder)
     with run.store.editing() as state:
-        work = IssueWork(
-            iid=iid,
-            baseline=baseline,
-            slot=IssueSlot(worktree=str(folder), branch=branch, step=SlotStep.CODING, moves=1),
-        )
-        state.issues[iid] = work
+        work = state.work(iid)
+        work.baseline = baseline
+        step(work, SlotStep.CODING)
     run.log(f"issue #{iid}: worktree {folder} on {branch}")
     return run.state.work(iid)
 

@@ -183,6 +183,10 @@ class AgentState(StrictModel):
     issue_spend: dict[int, Spend] = Field(default_factory=dict)
     """The sessions of each issue (by iid)."""
     set_aside: list[int] = Field(default_factory=list)
+    slots_opened: int = Field(default=0, ge=0)
+    """Issues given a slot so far (parallel work): names each slot's issue_selection
+    checkpoint, so a resumed agent finds the one it asked (the run's transition count
+    does not move while slots run)."""
     """Issues left for a person after their session budget (label ``needs-human``)."""
     budgets: Budgets | None = None
     """Budgets a person raised at budget_reached; ``None``: the spec's."""

@@ -48,6 +48,14 @@ def test_slot_checkpoints_name_their_issue_and_count_its_own_moves() -> None:
     assert slot_plan.checkpoint_id("issue_closure", 40, iid=1, moves=3) == one
 
 
+def test_choosing_an_issue_for_a_free_slot_counts_the_slots_opened() -> None:
+    first = slot_plan.checkpoint_id("issue_selection", 12, pick=0)
+    second = slot_plan.checkpoint_id("issue_selection", 12, pick=1)
+    assert (first, second) == ("issue_selection-slot0", "issue_selection-slot1")
+    # The run's transitions do not move while slots run, nor change a pick's id.
+    assert slot_plan.checkpoint_id("issue_selection", 13, pick=1) == second
+
+
 def test_the_first_conflict_is_redone_the_next_one_asks_a_person() -> None:
     assert [slot_plan.after_conflict(n) for n in (0, 1, 2)] == ["redo", "ask", "ask"]
 

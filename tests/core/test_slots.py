@@ -40,6 +40,7 @@ def commit_in(folder: Path, text: str, message: str) -> str:
 
 
 async def opened(run: Run, iid: int) -> Path:
+    slots.choose(run, iid)
     work = await slots.open_slot(run, iid)
     assert work.slot is not None
     return Path(work.slot.worktree)
@@ -58,7 +59,7 @@ async def test_a_slot_is_a_worktree_on_its_branch_outside_the_project(tmp_path: 
     assert sh_git(folder, "rev-parse", "--abbrev-ref", "HEAD") == f"{feature}-issue-1"
     assert sh_git(folder, "rev-parse", "HEAD") == sh_git(project, "rev-parse", feature)
     slot = run.state.work(1).slot
-    assert slot is not None and (slot.step, slot.moves, slot.conflicts) == (SlotStep.CODING, 1, 0)
+    assert slot is not None and (slot.step, slot.moves, slot.conflicts) == (SlotStep.CODING, 2, 0)
     assert sh_git(project, "rev-parse", "--abbrev-ref", "HEAD") == feature
 
 
@@ -178,11 +179,11 @@ async def test_slot_checkpoints_at_once_get_ids_of_their_own(tmp_path: Path) -> 
 
     one = asyncio.create_task(run.desk.ask(CheckpointType.ISSUE_SELECTION, build, issue=1))
     two = asyncio.create_task(run.desk.ask(CheckpointType.ISSUE_SELECTION, build, issue=2))
-    await until(lambda: pending_id(run) == "issue_selection-issue1-1")
+    await until(lambda: pending_id(run) == "issue_selection-issue1-2")
     await asyncio.to_thread(answer.approve, run.files.root, None, None)
-    await until(lambda: pending_id(run) == "issue_selection-issue2-1")
+    await until(lambda: pending_id(run) == "issue_selection-issue2-2")
     await asyncio.to_thread(answer.approve, run.files.root, None, None)
 
     ids = [(await asyncio.wait_for(task, 10)).id for task in (one, two)]
-    assert ids == ["issue_selection-issue1-1", "issue_selection-issue2-1"]
+    assert ids == ["issue_selection-issue1-2", "issue_selection-issue2-2"]
     assert [entry.id for entry in checkpoints.history(run.files)][-2:] == ids

@@ -102,6 +102,7 @@ def test_three_issues_at_once_the_fourth_after_its_dependency(daemon_home: Path)
 #: Points of the parallel path, each with the time it is reached that kills the agent
 #: while other slots are in flight (``NAME:N``: the N-th time).
 PARALLEL_POINTS = [
+    "slot.selected:2",
     "issue_selection.labelled:2",
     "slot.opened:3",
     "coding.session_ended:2",

@@ -28,20 +28,17 @@ from agent.core.seat import Seat
 from agent.core.slots import step
 from agent.core.stages import budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
+from agent.core.stages.selection import selection_checkpoint
 from agent.core.tools import Handoff, SessionReports
 from common import dependencies
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
-    BlockedIssue,
     Checkpoint,
     CheckpointType,
     ClosureDecision,
     DiffExcerpt,
     IssueClosureCheckpoint,
     IssueClosureContext,
-    IssueRef,
-    IssueSelectionCheckpoint,
-    IssueSelectionContext,
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
@@ -61,8 +58,6 @@ async def issue_selection(run: Run) -> None:
     issues = await run.tracker.list_issues()
     if await set_aside_stuck(run, issues):
         issues = await run.tracker.list_issues()
-    # The label decides: a person who removes it gives the issue another chance.
-    aside = {issue.iid for issue in issues if SET_ASIDE_LABEL in issue.labels}
     found = dependencies.readiness(issues)
     open_issues = [issue for issue in issues if issue.iid in found.ready]
     closed = sum(1 for issue in issues if issue.state == "closed")
@@ -77,34 +72,7 @@ async def issue_selection(run: Run) -> None:
     recommended = in_progress[0] if in_progress else open_issues[0].iid
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        return IssueSelectionCheckpoint(
-            id=checkpoint_id,
-            what_happened=[
-                f"{closed} of {len(issues)} issue(s) closed"
-                + (f", {len(aside)} set aside" if aside else ""),
-                f"recommended next: #{recommended}",
-                *(
-                    [f"{len(found.waiting)} issue(s) wait for their dependencies"]
-                    if found.waiting
-                    else []
-                ),
-            ],
-            to_decide="Which issue should the next coding session work on?",
-            if_approved="One coding session implements the chosen issue",
-            if_rejected="The run pauses here; start the agent again to resume",
-            context=IssueSelectionContext(
-                open_issues=[
-                    IssueRef(iid=i.iid, title=i.title, labels=i.labels) for i in open_issues
-                ],
-                recommended_iid=recommended,
-                closed_count=closed,
-                blocked=[
-                    BlockedIssue(iid=i.iid, title=i.title, labels=i.labels, waiting_for=waits)
-                    for i in issues
-                    if (waits := found.waiting.get(i.iid)) is not None
-                ],
-            ),
-        )
+        return selection_checkpoint(checkpoint_id, issues, open_issues, recommended)
 
     checkpoint = await run.desk.ask(CheckpointType.ISSUE_SELECTION, build)
     decision = checkpoint.decision

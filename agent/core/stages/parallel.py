@@ -7,7 +7,8 @@ slot (an asyncio task) takes its issue through the same steps as the serial path
 :class:`~agent.core.seat.Seat` bound to its worktree); the scheduler here starts a
 slot for each ready issue while fewer than N run, and goes on to the merge request
 stage once none runs and none is ready. Which issue may start is the harness's
-decision (:func:`common.dependencies.ready_issues`); an accepted issue is merged into
+decision (:func:`common.dependencies.ready_issues`), and a person (or auto-accept) picks
+the issue for each free slot at an issue_selection checkpoint; an accepted issue is merged into
 the feature branch one at a time, and closed only once it is there, so an issue that
 depends on it starts on top of it.
 
@@ -23,7 +24,7 @@ from agent.core import faultpoints, slot_plan, slots
 from agent.core.desk import StopRun
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
-from agent.core.stages import coding, regression
+from agent.core.stages import coding, regression, selection
 from common import dependencies
 from common.schemas.issue_slot import SlotStep
 
@@ -52,10 +53,8 @@ async def issue_slots(run: Run) -> None:
             )
             if plan.finished:
                 break
-            for iid in plan.start:
-                await run.tracker.update_issue(iid, add_labels=("in-progress",))
-                faultpoints.reached("issue_selection.labelled")
-                await slots.open_slot(run, iid)
+            for _ in plan.start:  # a question per free slot; the person may pick another
+                iid = await selection.pick_for_slot(run, issues, tasks.keys())
                 tasks[iid] = _start(run, iid, merge_lock)
             run.log(f"slots: {_running(tasks)} running (at most {run.spec.parallel})")
             ended, _ = await asyncio.wait(tasks.values(), return_when=asyncio.FIRST_COMPLETED)
@@ -82,7 +81,11 @@ async def work_slot(run: Run, iid: int, merge_lock: asyncio.Lock) -> None:
         slot = seat.slot
         assert slot is not None  # every issue of a run in parallel is in a slot
         match slot.step:
-            case SlotStep.SELECTION | SlotStep.CODING:
+            case SlotStep.SELECTION:
+                await run.tracker.update_issue(iid, add_labels=("in-progress",))
+                faultpoints.reached("issue_selection.labelled")
+                await slots.open_slot(run, iid)
+            case SlotStep.CODING:
                 await coding.coding_session(run, seat)
             case SlotStep.REGRESSION:
                 await regression.regression_approval(run, seat)
