@@ -5,6 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from common.schemas.protocol import SlotInfo
+from common.untrusted_text import printable_line
+
+#: Marks the slot whose checkpoint waits for a person (the TUI's slot rows say the same).
+WAITING = "⏸ waiting for you"
 
 
 def since(started: datetime, now: datetime) -> str:
@@ -16,19 +20,25 @@ def since(started: datetime, now: datetime) -> str:
 
 
 def status_lines(slots: list[SlotInfo], now: datetime) -> list[str]:
-    """One line per slot: its issue, step, time and spend (and conflicts, if any)."""
+    """One line per slot: its issue, step, time and spend (and conflicts, if any), and
+    whether its checkpoint waits; its title (the model's words, escaped) on the next."""
     lines = []
     for slot in slots:
         conflicts = f", {slot.conflicts} merge conflict(s)" if slot.conflicts else ""
+        waiting = f" — {WAITING}" if slot.waiting else ""
         lines.append(
             f"  slot #{slot.iid}: {slot.step.value}, {since(slot.started_at, now)}; "
-            f"{slot.spend.line()}{conflicts}"
+            f"{slot.spend.line()}{conflicts}{waiting}"
         )
+        if slot.title:
+            lines.append(f"    {printable_line(slot.title)}")
     return lines
 
 
 def list_tag(slots: list[SlotInfo]) -> str:
-    """`` [slots: #1 coding, #4 closure]`` on the agent's list line (empty without slots)."""
+    """`` [slots: #1 coding, #4 closure ⏸]`` on the agent's list line (empty without
+    slots; ⏸: the waiting checkpoint is about that issue)."""
     if not slots:
         return ""
-    return " [slots: " + ", ".join(f"#{slot.iid} {slot.step.value}" for slot in slots) + "]"
+    named = (f"#{slot.iid} {slot.step.value}{' ⏸' if slot.waiting else ''}" for slot in slots)
+    return " [slots: " + ", ".join(named) + "]"

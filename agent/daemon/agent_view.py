@@ -21,10 +21,12 @@ from common.schemas.checkpoint import CheckpointFile, CheckpointType
 from common.schemas.daemon_state import AgentRecord, AgentStatus
 from common.schemas.exit_status import AgentExit, ExitState
 from common.schemas.gitlab_milestone import GitLabMilestone
+from common.schemas.issues import TrackedIssue
 from common.schemas.milestone import FileMilestone
 from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
+from common.workspace.checkpoint_issue import issue_of
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 log = logging.getLogger(__name__)
@@ -50,7 +52,9 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         exit_status = None  # left by an earlier run in the same workspace
     waiting = alive and checkpoint is not None and checkpoint.root.status == "pending"
     pending = checkpoint.root.type if waiting and checkpoint is not None else None
-    closed, total = _progress(files)
+    issues = _issues(files)
+    closed, total = sum(issue.state == "closed" for issue in issues), len(issues)
+    about = issue_of(checkpoint.root) if pending is not None and checkpoint is not None else None
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
     if problems:
         status, reason = AgentStatus.FAILED, problems[0]
@@ -71,7 +75,9 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         exit_state=exit_state(status, state),
         coverage=state.coverage if state is not None else None,
         issue_spend=state.issue_spend if state is not None else {},
-        slots=_slots(state) if state is not None else [],
+        slots=_slots(state, {issue.iid: issue.title for issue in issues}, about)
+        if state is not None
+        else [],
         set_aside=state.set_aside if state is not None else [],
         pending_since=checkpoint.root.created_at if pending and checkpoint is not None else None,
         issues_closed=closed,
@@ -100,8 +106,12 @@ def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
     return ExitState.CONTINUING
 
 
-def _slots(state: AgentState) -> list[SlotInfo]:
-    """The issues in their slots (parallel work), each with its step, start and spend."""
+def _slots(
+    state: AgentState, titles: dict[int, str] | None = None, waiting: int | None = None
+) -> list[SlotInfo]:
+    """The issues in their slots (parallel work), each with its step, start and spend,
+    its title (from the tracker mirror) and whether the waiting checkpoint is about it."""
+    titles = titles or {}
     return [
         SlotInfo(
             iid=iid,
@@ -109,6 +119,8 @@ def _slots(state: AgentState) -> list[SlotInfo]:
             started_at=work.slot.started_at,
             spend=state.issue_spend.get(iid, Spend()),
             conflicts=work.slot.conflicts,
+            title=titles.get(iid, ""),
+            waiting=iid == waiting,
         )
         for iid, work in sorted(state.slots().items())
         if work.slot is not None
@@ -122,17 +134,16 @@ def _phase(state: AgentState | None, pending: CheckpointType | None) -> Phase | 
     return Phase(pending.value) if pending is not None else None
 
 
-def _progress(files: WorkspaceFiles) -> tuple[int, int]:
-    """Issues closed and issues in all, from whichever tracker mirror the workspace has."""
+def _issues(files: WorkspaceFiles) -> list[TrackedIssue]:
+    """The issues (for progress and the slots' titles), from whichever tracker mirror the
+    workspace has."""
     problems: list[str] = []
     milestone: FileMilestone | GitLabMilestone | None = _read(
         files.milestone, FileMilestone, problems
     ) or _read(files.gitlab_milestone, GitLabMilestone, problems)
     if problems:  # progress is a nicety: the agent's status stays true
         log.warning("progress not shown: %s", problems[0])
-    if milestone is None:
-        return 0, 0
-    return sum(issue.state == "closed" for issue in milestone.issues), len(milestone.issues)
+    return milestone.issues if milestone is not None else []
 
 
 def _status(

@@ -121,6 +121,10 @@ class SlotInfo(StrictModel):
     """Its sessions so far."""
     conflicts: int = 0
     """Merges of its branch that conflicted."""
+    title: str = ""
+    """The issue's title as the tracker mirror has it: the model's words (shown escaped)."""
+    waiting: bool = False
+    """The checkpoint waiting for a person is about this issue (answer this one)."""
 
 
 class AgentInfo(StrictModel):
