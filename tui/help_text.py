@@ -1,5 +1,5 @@
 """What the help screen explains besides the keys: the phases and every checkpoint
-(the seed's eight, budget_reached and enrichment_scope).
+(the seed's eight, budget_reached, enrichment_scope and merge_conflict).
 
 Kept as data next to the TUI (the agent's own texts travel with each checkpoint);
 a test checks that every phase and every checkpoint type is covered.
@@ -77,5 +77,10 @@ CHECKPOINTS: dict[CheckpointType, tuple[str, str, str]] = {
         "a budget (cost or time) is reached: raise it (R), stop, or go to the MR?",
         "the merge request is drafted with what is done",
         "the run stops; r (resume) asks again",
+    ),
+    CheckpointType.MERGE_CONFLICT: (
+        "an issue's branch conflicts again after a redo: redo, retry or set_aside (R)?",
+        "redo: it is coded again on the updated feature branch",
+        "the run pauses; r (resume) asks again",
     ),
 }

@@ -23,8 +23,8 @@ from common.schemas.spend import Spend
 
 
 class CheckpointType(StrEnum):
-    """The points where a human (or auto-accept) decides: the seed's eight, a budget, and an
-    enrichment that changed an issue's scope."""
+    """The points where a human (or auto-accept) decides: the seed's eight, a budget, an
+    enrichment that changed an issue's scope, and an issue's branch that conflicts again."""
 
     PROJECT_VERIFICATION = "project_verification"
     SPEC_TO_ISSUES = "spec_to_issues"
@@ -36,6 +36,7 @@ class CheckpointType(StrEnum):
     MR_REVIEW = "mr_review"
     BUDGET_REACHED = "budget_reached"
     ENRICHMENT_SCOPE = "enrichment_scope"
+    MERGE_CONFLICT = "merge_conflict"
 
 
 class BudgetAction(StrEnum):
@@ -58,6 +59,18 @@ class RegressionAction(StrEnum):
     """File a bug issue for the regression and carry on."""
     ABORT = "abort"
     """Stop the run; the branch keeps everything committed so far."""
+
+
+class MergeConflictAction(StrEnum):
+    """What follows an issue's branch conflicting with the feature branch after it was redone."""
+
+    REDO = "redo"
+    """Reset the branch onto the updated feature branch and code the issue again, the
+    conflict as the harness's feedback."""
+    RETRY = "retry"
+    """Merge again the branch as it is now (a person resolved the conflict on it)."""
+    SET_ASIDE = "set_aside"
+    """Leave the issue for a person (``needs-human``), its branch kept; the others go on."""
 
 
 class IssueRef(StrictModel):
@@ -156,6 +169,20 @@ class BudgetDecision(Decision):
         return self
 
 
+class MergeConflictDecision(Decision):
+    """merge_conflict: one action when approved; a reject pauses the run and names none."""
+
+    action: MergeConflictAction | None = None
+
+    @model_validator(mode="after")
+    def _action_only_when_approved(self) -> MergeConflictDecision:
+        if self.approved and self.action is None:
+            raise ValueError("an approved merge_conflict decision names an action")
+        if not self.approved and self.action is not None:
+            raise ValueError("a rejected merge_conflict checkpoint pauses the run: no action")
+        return self
+
+
 # --- contexts --------------------------------------------------------------------------
 
 
@@ -235,6 +262,26 @@ class RegressionApprovalContext(StrictModel):
     actions: list[RegressionAction] = Field(default_factory=lambda: list(RegressionAction))
     diff: DiffExcerpt | None = None
     """The issue's diff (the code that broke the tests); the branch's before the MR."""
+
+
+class MergeConflictContext(StrictModel):
+    """An issue's branch that conflicts with the feature branch again, after a redo."""
+
+    issue_iid: int
+    issue_title: str
+    branch: str
+    """The issue's branch (kept whatever the person chooses, until it is merged)."""
+    feature_branch: str
+    worktree: str
+    """The issue's worktree, where a person may resolve the conflict before ``retry``."""
+    conflicts: list[str]
+    """The conflicted paths as git named them, escaped."""
+    conflicts_so_far: int = Field(ge=1)
+    """Conflicted merges of this branch, this one included."""
+    diff: DiffExcerpt
+    """The conflicted diff (``git diff`` during the aborted merge), escaped; its range
+    shows the branch's own changes since it left the feature branch."""
+    actions: list[MergeConflictAction] = Field(default_factory=lambda: list(MergeConflictAction))
 
 
 class BlockedIssue(IssueRef):
@@ -465,6 +512,20 @@ class EnrichmentScopeCheckpoint(CheckpointBase):
         return self
 
 
+class MergeConflictCheckpoint(CheckpointBase):
+    type: Literal[CheckpointType.MERGE_CONFLICT] = CheckpointType.MERGE_CONFLICT
+    context: MergeConflictContext
+    decision: MergeConflictDecision | None = None
+
+    @model_validator(mode="after")
+    def _action_offered(self) -> MergeConflictCheckpoint:
+        decision = self.decision
+        action = decision.action if decision is not None else None
+        if action is not None and action not in self.context.actions:
+            raise ValueError(f"{action.value} is not offered at this checkpoint")
+        return self
+
+
 Checkpoint = Annotated[
     ProjectVerificationCheckpoint
     | SpecToIssuesCheckpoint
@@ -475,7 +536,8 @@ Checkpoint = Annotated[
     | MrPhaseTransitionCheckpoint
     | MrReviewCheckpoint
     | BudgetReachedCheckpoint
-    | EnrichmentScopeCheckpoint,
+    | EnrichmentScopeCheckpoint
+    | MergeConflictCheckpoint,
     Field(discriminator="type"),
 ]
 """Any one of the checkpoints."""
@@ -489,6 +551,7 @@ AnyDecision = (
     | ClosureDecision
     | ScopeDecision
     | ProposalDecision
+    | MergeConflictDecision
 )
 
 CheckpointAdapter: TypeAdapter[Checkpoint] = TypeAdapter(Checkpoint)

@@ -14,6 +14,9 @@ from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable, printable_line
 from common.workspace.kinds import kind_of
 
+#: The lines that start a file's section: a plain diff's, and a conflicted merge's (combined).
+FILE_HEADERS = ("diff --git ", "diff --cc ", "diff --combined ")
+
 #: How many lines of one file's diff make one page in a viewer (a longer file is split).
 PAGE_LINES = 200
 
@@ -53,14 +56,15 @@ class ReviewDiff:
 
 
 def split_files(diff: str) -> list[FileDiff]:
-    """``diff`` (``git diff`` output) split at each ``diff --git`` line, escaped.
+    """``diff`` (``git diff`` output) split at each file's header, escaped: ``diff --git``,
+    or ``diff --cc`` in the combined diff of a conflicted merge (merge_conflict).
 
     Text before the first header (none from git) is kept as a section of its own, so
     nothing of the diff is dropped.
     """
     sections: list[list[str]] = []
     for line in diff.splitlines():
-        if line.startswith("diff --git ") or not sections:
+        if line.startswith(FILE_HEADERS) or not sections:
             sections.append([])
         sections[-1].append(line)
     return [_file_diff(lines) for lines in sections if any(lines)]
@@ -86,6 +90,9 @@ def _path(lines: list[str]) -> str:
     header = lines[0]
     if header.startswith("diff --git a/") and " b/" in header:
         return header.rsplit(" b/", 1)[1]
+    for combined in FILE_HEADERS[1:]:
+        if header.startswith(combined):
+            return header.removeprefix(combined)
     return "(text before the first file)"
 
 

@@ -17,6 +17,7 @@ from common.schemas.checkpoint import (
     CheckpointLog,
     CheckpointType,
     Decision,
+    DiffExcerpt,
     EnrichmentDecision,
     EnrichmentScopeCheckpoint,
     EnrichmentScopeContext,
@@ -27,6 +28,10 @@ from common.schemas.checkpoint import (
     IssueRef,
     IssueSelectionCheckpoint,
     IssueSelectionContext,
+    MergeConflictAction,
+    MergeConflictCheckpoint,
+    MergeConflictContext,
+    MergeConflictDecision,
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
     MrReviewCheckpoint,
@@ -229,6 +234,23 @@ CHECKPOINTS: list[Checkpoint] = [
         ),
         status="decided",
         decision=ScopeDecision(**_decision(), selected=[3]),
+    ),
+    MergeConflictCheckpoint(
+        **_base("mc-1"),
+        context=MergeConflictContext(
+            issue_iid=2,
+            issue_title="CLI",
+            branch="feature/todo-issue-2",
+            feature_branch="feature/todo",
+            worktree="/srv/worktrees/issue-2",
+            conflicts=["todo.py"],
+            conflicts_so_far=2,
+            diff=DiffExcerpt(
+                stat=" todo.py | 2 +-", text="diff --cc todo.py", range="feature/todo...b"
+            ),
+        ),
+        status="decided",
+        decision=MergeConflictDecision(**_decision(), action=MergeConflictAction.RETRY),
     ),
 ]
 

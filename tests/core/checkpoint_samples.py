@@ -10,6 +10,7 @@ from common.schemas.checkpoint import (
     BudgetReachedContext,
     Checkpoint,
     CheckpointType,
+    DiffExcerpt,
     EnrichmentScopeCheckpoint,
     EnrichmentScopeContext,
     IssueClosureCheckpoint,
@@ -19,6 +20,9 @@ from common.schemas.checkpoint import (
     IssueRef,
     IssueSelectionCheckpoint,
     IssueSelectionContext,
+    MergeConflictAction,
+    MergeConflictCheckpoint,
+    MergeConflictContext,
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
     MrReviewCheckpoint,
@@ -177,6 +181,31 @@ def scope(checkpoint_id: str = "es-1") -> Checkpoint:
     )
 
 
+def conflict(
+    checkpoint_id: str = "mc-1", actions: list[MergeConflictAction] | None = None
+) -> Checkpoint:
+    """Issue #2's branch conflicting again in one file."""
+    return MergeConflictCheckpoint(
+        **_text(checkpoint_id),
+        context=MergeConflictContext(
+            issue_iid=2,
+            issue_title="CLI",
+            branch="feature/p-issue-2",
+            feature_branch="feature/p",
+            worktree="/srv/w/issue-2",
+            conflicts=["cli.py"],
+            conflicts_so_far=2,
+            diff=DiffExcerpt(
+                stat=" cli.py | 2 +-",
+                text="diff --cc cli.py\n--- a/cli.py\n+++ b/cli.py\n"
+                "++<<<<<<< HEAD\n+ a\n++=======\n+ b",
+                range="feature/p...feature/p-issue-2",
+            ),
+            **({"actions": actions} if actions is not None else {}),
+        ),
+    )
+
+
 def every_type() -> list[Checkpoint]:
     samples = [
         project_verification(),
@@ -189,6 +218,7 @@ def every_type() -> list[Checkpoint]:
         mr_review(),
         budget(),
         scope(),
+        conflict(),
     ]
     assert {sample.type for sample in samples} == set(CheckpointType)
     return samples

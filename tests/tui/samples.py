@@ -16,6 +16,7 @@ from common.schemas.checkpoint import (
     BudgetReachedContext,
     Checkpoint,
     CheckpointType,
+    DiffExcerpt,
     EnrichmentScopeCheckpoint,
     EnrichmentScopeContext,
     IssueClosureCheckpoint,
@@ -25,6 +26,8 @@ from common.schemas.checkpoint import (
     IssueRef,
     IssueSelectionCheckpoint,
     IssueSelectionContext,
+    MergeConflictCheckpoint,
+    MergeConflictContext,
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
     MrReviewCheckpoint,
@@ -311,6 +314,50 @@ def enrichment_scope(checkpoint_id: str = "enrichment_scope-0") -> Checkpoint:
     )
 
 
+CONFLICTED_DIFF = """diff --cc textkit/slug.py
+index 3b18e51,9f2c1e0..0000000
+--- a/textkit/slug.py
++++ b/textkit/slug.py
+@@@ -1,4 -1,4 +1,8 @@@
+  def slugify(text: str) -> str:
+++<<<<<<< HEAD
+ +    return "-".join(text.lower().split())
+++=======
++     return "-".join(word.strip(".,") for word in text.lower().split())
+++>>>>>>> feature/textkit-helpers-issue-3"""
+
+
+def merge_conflict(checkpoint_id: str = "merge_conflict-issue3-6") -> Checkpoint:
+    return MergeConflictCheckpoint(
+        id=checkpoint_id,
+        created_at=_at(9),
+        what_happened=[
+            "issue #3 was accepted; merging its branch into feature/textkit-helpers conflicts",
+            "conflicted files: textkit/slug.py",
+            "conflicted merge #2: the first sent it back, and it was redone on the updated "
+            "feature branch",
+        ],
+        to_decide="Issue #3's branch conflicts with the feature branch again. What should happen?",
+        if_approved="redo: code the issue again on the updated feature branch; retry: merge the "
+        "branch as it is now; set_aside: leave it for a person",
+        if_rejected="The run pauses here; `harness resume` asks again",
+        context=MergeConflictContext(
+            issue_iid=3,
+            issue_title="Add truncate",
+            branch="feature/textkit-helpers-issue-3",
+            feature_branch="feature/textkit-helpers",
+            worktree="~/.harness/worktrees/textkit/issue-3",
+            conflicts=["textkit/slug.py"],
+            conflicts_so_far=2,
+            diff=DiffExcerpt(
+                stat=" textkit/slug.py | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)",
+                text=CONFLICTED_DIFF,
+                range="feature/textkit-helpers...feature/textkit-helpers-issue-3",
+            ),
+        ),
+    )
+
+
 BUILDERS = {
     CheckpointType.PROJECT_VERIFICATION: project_verification,
     CheckpointType.SPEC_TO_ISSUES: spec_to_issues,
@@ -322,5 +369,6 @@ BUILDERS = {
     CheckpointType.MR_REVIEW: mr_review,
     CheckpointType.BUDGET_REACHED: budget_reached,
     CheckpointType.ENRICHMENT_SCOPE: enrichment_scope,
+    CheckpointType.MERGE_CONFLICT: merge_conflict,
 }
 """One sample per checkpoint type, by type."""

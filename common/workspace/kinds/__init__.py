@@ -18,6 +18,7 @@ from common.workspace.kinds import (
     issue_closure,
     issue_enrichment,
     issue_selection,
+    merge_conflict,
     mr_phase_transition,
     mr_review,
     project_verification,
@@ -37,6 +38,7 @@ KINDS: dict[CheckpointType, CheckpointKind] = {
     CheckpointType.MR_REVIEW: mr_review.KIND,
     CheckpointType.BUDGET_REACHED: budget_reached.KIND,
     CheckpointType.ENRICHMENT_SCOPE: enrichment_scope.KIND,
+    CheckpointType.MERGE_CONFLICT: merge_conflict.KIND,
 }
 """Every checkpoint type's rules, by type."""
 

@@ -18,6 +18,7 @@ from tui.modals.review.choices import (
     BudgetReachedReview,
     IssueEnrichmentReview,
     IssueSelectionReview,
+    MergeConflictReview,
     RegressionApprovalReview,
 )
 from tui.modals.review.plain import (
@@ -47,6 +48,7 @@ REVIEWS: dict[CheckpointType, ReviewFactory] = {
     CheckpointType.MR_REVIEW: MrReviewReview,
     CheckpointType.BUDGET_REACHED: BudgetReachedReview,
     CheckpointType.ENRICHMENT_SCOPE: EnrichmentScopeReview,
+    CheckpointType.MERGE_CONFLICT: MergeConflictReview,
 }
 """Each checkpoint type's review screen."""
 

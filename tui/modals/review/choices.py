@@ -1,4 +1,5 @@
-"""Review screens whose answer is a choice: issues to enrich, next issue, regression action."""
+"""Review screens whose answer is a choice: issues to enrich, next issue, regression action,
+budget action, what follows a merge conflict."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from common.schemas.checkpoint import (
     IssueEnrichmentCheckpoint,
     IssueRef,
     IssueSelectionCheckpoint,
+    MergeConflictCheckpoint,
     RegressionAction,
     RegressionApprovalCheckpoint,
 )
 from common.untrusted_text import printable_line
+from common.workspace.kinds.merge_conflict import ACTION_TEXT
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import CheckpointT, ReviewScreen
 from tui.modals.review.plain import test_run_text
@@ -201,3 +204,22 @@ class BudgetReachedReview(ActionChoice[BudgetReachedCheckpoint]):
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static("Action (Enter applies):", classes="heading")
         yield self.action_list({action.value: label for action, label in BUDGET_HELP.items()})
+
+
+class MergeConflictReview(ActionChoice[MergeConflictCheckpoint]):
+    """The issue, its conflicted files and diff, and the three ways on (redo first, the
+    default); a reject pauses the run."""
+
+    FOCUS_REASON = False
+    HEADING = "Merge conflict"
+    MODEL = MergeConflictCheckpoint
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(details(self.item.checkpoint), markup=False)
+        yield Static("Action (Enter applies):", classes="heading")
+        labels = {
+            action.value: f"{action.value} — {ACTION_TEXT[action]}"
+            for action in self.checkpoint.context.actions
+        }
+        yield self.action_list(labels)
+        yield from self.diff_view()
