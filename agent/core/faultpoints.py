@@ -29,6 +29,7 @@ POINTS: tuple[str, ...] = (
     "issue_closure.noted",
     "issue_closure.closed",
     "slot.merged",
+    "merge_conflict.decided",
     "slot.restarted",
     "mr_phase_transition.tested",
     "mr_review.drafted",

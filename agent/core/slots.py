@@ -92,7 +92,9 @@ async def merge_slot(run: Run, iid: int, lock: asyncio.Lock) -> SlotMerge:
     (the merge is aborted, the feature branch as it was): the first sends the issue
     back to coding with the conflict as the harness's feedback, its worktree reset onto
     the updated feature branch; the next one is for a person (``"ask"``), the slot
-    left at its merging step.
+    left at its merging step and the conflict not counted yet: it is counted with the
+    effect of the person's answer (:mod:`agent.core.stages.merge_conflict`), so a
+    resumed agent that merges again finds the same count and the same checkpoint.
     """
     work = run.state.work(iid)
     slot = _slot(work)
@@ -118,8 +120,6 @@ async def merge_slot(run: Run, iid: int, lock: asyncio.Lock) -> SlotMerge:
     verdict = slot_plan.after_conflict(slot.conflicts)
     run.log(f"issue #{iid}: merging conflicts in {', '.join(outcome.conflicts)} ({verdict})")
     if verdict == "ask":
-        with run.store.editing() as state:
-            _slot(state.work(iid)).conflicts += 1
         return SlotMerge("ask", outcome)
     await redo_on_feature(run, iid, outcome)
     return SlotMerge("redo", outcome)

@@ -46,4 +46,6 @@ class IssueSlot(StrictModel):
     would change under a slot whenever another one moves)."""
     conflicts: int = Field(default=0, ge=0)
     """Merges of the branch that conflicted: the first sends the issue back to be
-    redone on the updated feature branch, the second stops at a checkpoint."""
+    redone on the updated feature branch, the second stops at a merge_conflict
+    checkpoint. Each is counted with the effect of what follows it (a conflict waiting
+    at its checkpoint is not counted yet), so a resumed agent finds the same count."""

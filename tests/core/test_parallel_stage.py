@@ -14,11 +14,7 @@ import io
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from agent.core.desk import StopRun
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
 from agent.core.project_env import ProjectEnv
@@ -231,40 +227,3 @@ async def test_stopped_while_slots_run_a_new_run_resumes_each_slot_once(tmp_path
         "feat(#4): four",
     ]
     assert again.state.phase is Phase.MR_PHASE_TRANSITION and again.state.issues == {}
-
-
-async def test_a_second_conflict_stops_the_run_saying_so(tmp_path: Path) -> None:
-    model = Model(
-        {
-            1: [("calc.py", "return 1", "return 10")],
-            # Each of its sessions changes the same line again, from what it finds.
-            2: [("calc.py", "return 1", "return 100"), ("calc.py", "return 10", "return 9")],
-        },
-        slower={2: 0.5},
-    )
-    run = await parallel_run(tmp_path, model, [draft("one"), draft("two")])
-    # Once #2 is redone, #1's line changes again before #2 merges (a person's commit,
-    # another agent): the redone branch conflicts a second time.
-    real = model.__call__
-
-    async def moving_target(*args: Any) -> SessionResult:
-        result = await real(*args)
-        if len(model.seen.get(2, [])) == 2:
-            project = run.spec.project_dir
-            (project / "calc.py").write_text(
-                (project / "calc.py").read_text().replace("return 10", "return 11")
-            )
-            sh_git(project, "commit", "-q", "-am", "meanwhile")
-        return result
-
-    run.sessions.runner = moving_target
-
-    with pytest.raises(StopRun) as stopped:
-        await asyncio.wait_for(parallel.issue_slots(run), 60)
-
-    assert str(stopped.value).startswith(
-        "issue #2 conflicts with the feature branch again (calc.py) after it was redone once"
-    )
-    work = run.state.work(2)
-    assert work.slot is not None and work.slot.conflicts == 2
-    assert [issue.state for issue in await run.tracker.list_issues()] == ["closed", "opened"]

@@ -146,10 +146,15 @@ async def test_a_second_conflict_asks_a_person_and_leaves_the_feature_branch(
     before = sh_git(project, "rev-parse", "HEAD")
 
     asked = await slots.merge_slot(run, 2, lock)
+    moves = run.state.work(2).slot.moves  # type: ignore[union-attr]
+    again = await slots.merge_slot(run, 2, lock)  # a resumed agent merges again
 
-    assert asked.verdict == "ask" and "return 100" in asked.outcome.excerpt
+    assert asked.verdict == again.verdict == "ask" and "return 100" in asked.outcome.excerpt
     slot = run.state.work(2).slot
-    assert slot is not None and (slot.step, slot.conflicts) == (SlotStep.MERGING, 2)
+    # Counted with the person's answer: merging again leaves count and moves (the
+    # checkpoint's id) as they were.
+    assert slot is not None and (slot.step, slot.conflicts) == (SlotStep.MERGING, 1)
+    assert slot.moves == moves
     assert sh_git(project, "rev-parse", "HEAD") == before
     assert sh_git(second, "log", "-1", "--format=%s") == "feat #2", "its work is kept for a person"
 

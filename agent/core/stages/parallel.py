@@ -21,10 +21,9 @@ from __future__ import annotations
 import asyncio
 
 from agent.core import faultpoints, slot_plan, slots
-from agent.core.desk import StopRun
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
-from agent.core.stages import coding, regression, selection
+from agent.core.stages import coding, merge_conflict, regression, selection
 from common import dependencies
 from common.schemas.issue_slot import SlotStep
 
@@ -99,20 +98,16 @@ async def _merge_and_close(run: Run, seat: Seat, merge_lock: asyncio.Lock) -> No
     """Merge the accepted issue into the feature branch, then note and close it.
 
     Closed only once merged: an issue that depends on it starts on top of its work.
-    A conflict the first time: redone (its step is coding again). The next time: the
-    run stops, saying so (a checkpoint for it is still to come).
+    A conflict the first time: redone (its step is coding again). The next time: a
+    person decides at a merge_conflict checkpoint (redo, retry, set aside).
     """
     iid = seat.work().iid
     merged = await slots.merge_slot(run, iid, merge_lock)
     if merged.verdict == "redo":
         return
     if merged.verdict == "ask":
-        files = ", ".join(merged.outcome.conflicts)
-        raise StopRun(
-            f"issue #{iid} conflicts with the feature branch again ({files}) after it was "
-            f"redone once; its branch {seat.slot.branch if seat.slot else '?'} keeps its "
-            "work for a person; `harness resume` tries the merge again"
-        )
+        await merge_conflict.merge_conflict(run, seat, merged.outcome)
+        return
     work = seat.work()
     with run.store.editing() as state:
         made = [*work.commits, *([merged.outcome.commit] if merged.outcome.commit else [])]
