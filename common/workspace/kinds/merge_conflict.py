@@ -22,7 +22,7 @@ from common.workspace.kinds.lines import one
 
 ACTION_TEXT = {
     MergeConflictAction.REDO: "reset the branch onto the feature branch, code the issue again",
-    MergeConflictAction.RETRY: "merge the branch again as it is now (resolved on it by you)",
+    MergeConflictAction.RETRY: "merge the branch again as committed now (resolve it there first)",
     MergeConflictAction.SET_ASIDE: "leave the issue for a person (needs-human), branch kept",
 }
 """What each action does, in a few words (the checkpoint's lines and the TUI's list)."""
