@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from common.schemas.agent_state import Phase
+from common.schemas.checkpoint import Checkpoint
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
-from common.schemas.protocol import AgentInfo
+from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spend import Spend
+from common.workspace.checkpoint_issue import issue_of
+
+#: Slots named on an agent's list row; the rest are counted (``+5``).
+SLOTS_NAMED = 3
 
 
 def now() -> datetime:
@@ -110,3 +116,37 @@ def cost(spend: Spend) -> str:
 def title(value: str) -> str:
     """A checkpoint type as a heading: ``ISSUE SELECTION``."""
     return value.replace("_", " ").upper()
+
+
+def checkpoint_title(checkpoint: Checkpoint) -> str:
+    """``ISSUE CLOSURE — ISSUE #3``: the type, and the issue it is about when it is about
+    one (with issues in parallel the same type comes back for another issue)."""
+    iid = issue_of(checkpoint)
+    about = f" — ISSUE #{iid}" if iid is not None else ""
+    return title(checkpoint.type.value) + about
+
+
+def shown_and_hidden(slots: Sequence[SlotInfo], room: int) -> tuple[list[SlotInfo], list[SlotInfo]]:
+    """The slots named in ``room`` places, and those only counted.
+
+    When they do not all fit, one place is the count, and the waiting slot is named
+    before any other (the person is asked about it); both keep the issues' order.
+    """
+    if len(slots) <= room:
+        return list(slots), []
+    chosen = {id(slot) for slot in sorted(slots, key=lambda s: not s.waiting)[: max(room - 1, 1)]}
+    return (
+        [slot for slot in slots if id(slot) in chosen],
+        [slot for slot in slots if id(slot) not in chosen],
+    )
+
+
+def slot_tag(slots: Sequence[SlotInfo]) -> str:
+    """``[#1 coding, #4 closure ⏸]``: the issues worked in parallel on one list row (⏸: the
+    waiting checkpoint is about it); past :data:`SLOTS_NAMED`, the rest are counted."""
+    if not slots:
+        return ""
+    shown, hidden = shown_and_hidden(slots, SLOTS_NAMED + 1)
+    named = [f"#{slot.iid} {slot.step.value}{' ⏸' if slot.waiting else ''}" for slot in shown]
+    more = f" +{len(hidden)}" if hidden else ""
+    return f"[{', '.join(named)}{more}]"

@@ -117,7 +117,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
     def compose(self) -> ComposeResult:
         checkpoint = self.checkpoint
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"HITL CHECKPOINT: {labels.title(checkpoint.type.value)}"
+            dialog.border_title = f"HITL CHECKPOINT: {labels.checkpoint_title(checkpoint)}"
             dialog.border_subtitle = printable_line(self._subtitle)
             yield Static(self._others_text(), id="others")
             with VerticalScroll(id="dialog-body"):

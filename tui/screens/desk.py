@@ -26,6 +26,7 @@ from common.schemas.checkpoint import Checkpoint
 from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import TuiSettings
 from common.workspace import checkpoints
+from common.workspace.checkpoint_issue import issue_of
 from tui.modals.checkpoint_dialog import (
     CheckpointDialog,
     Decided,
@@ -105,8 +106,10 @@ class CheckpointDesk:
     def _announce(self, item: Waiting) -> None:
         self._announced.add(item.checkpoint.id)
         kind = item.checkpoint.type.value
+        iid = issue_of(item.checkpoint)
+        about = f" (issue #{iid})" if iid is not None else ""
         how = "" if self.settings.auto_open else " — c or Enter answers"
-        self.screen.app.notify(f"⚑ {item.agent} waits at {kind}{how}", title="Checkpoint")
+        self.screen.app.notify(f"⚑ {item.agent} waits at {kind}{about}{how}", title="Checkpoint")
         if self.notifier is not None:
             self.screen.run_worker(self.notifier.announce(item.agent, kind), group="notify")
 

@@ -36,6 +36,7 @@ from tui.services.run_summary import summary as run_summary
 from tui.widgets.agent_list import AgentList
 from tui.widgets.log_view import LogView
 from tui.widgets.phase_indicator import PhaseIndicator
+from tui.widgets.slot_view import SlotView
 from tui.widgets.status_bar import StatusBar, StatusLine
 
 #: watchfiles settings for the checkpoint files: report a write within a few milliseconds.
@@ -102,6 +103,7 @@ class RunningScreen(AgentCommands):
         yield Header(show_clock=False)
         yield AgentList(id="agents")
         yield PhaseIndicator(id="phase")
+        yield SlotView(id="slots")
         yield Static("", id="summary", markup=False)
         yield LogView(id="log-view")
         yield StatusBar(id="status")
@@ -114,6 +116,10 @@ class RunningScreen(AgentCommands):
 
     def on_unmount(self) -> None:
         self._watcher.stop()
+
+    def on_resize(self) -> None:
+        """The slot rows take at most a quarter of the screen: count them again."""
+        self.query_one(SlotView).redraw()
 
     def on_screen_resume(self) -> None:
         """Back from the wizard or a dialog: show what waited meanwhile."""
@@ -265,8 +271,13 @@ class RunningScreen(AgentCommands):
 
     def _show_selected(self) -> None:
         info = self.selected
-        self.query_one(PhaseIndicator).show(info.phase if info else None, visible=info is not None)
+        slots = info.slots if info is not None else []
+        self.query_one(PhaseIndicator).show(
+            info.phase if info else None, visible=info is not None, slots=len(slots)
+        )
         ended = info is not None and info.status not in LIVE
+        until = (info.ended_at or labels.now()) if info is not None and ended else None
+        self.query_one(SlotView).show(slots, until=until)
         panel = self.query_one("#summary", Static)
         panel.display = ended
         if info is not None and ended and self._summarised != (info.name, info.status):

@@ -1,6 +1,7 @@
 """The agent list: one row per agent, the ones waiting for a human first, updated in place.
 
-Per agent it shows what a person running many agents needs at a glance: phase,
+Per agent it shows what a person running many agents needs at a glance: phase
+(or, with issues in parallel, the slots: ``[#1 coding, #4 closure ⏸]``),
 status (``⚑ waits 3m`` when a checkpoint waits, and for how long), issues done of
 total, elapsed time, tokens and cost. A one-second tick keeps the times true.
 Enter on an agent asks for its checkpoint (:class:`AgentList.Activated`).
@@ -65,7 +66,7 @@ def cells(info: AgentInfo) -> dict[str, Text]:
     return {
         "agent": Text(printable_line(info.name), style="bold"),
         "status": Text(labels.status(info), style=_status_style(info)),
-        "phase": Text(labels.phase(info.phase)),
+        "phase": Text(labels.slot_tag(info.slots) or labels.phase(info.phase)),
         "issues": Text(labels.progress(info), justify="right"),
         "elapsed": Text(labels.elapsed(info), justify="right"),
         "tokens": Text(labels.tokens(info.spend), justify="right"),

@@ -11,8 +11,9 @@ from tui import labels
 STAGES = ((Stage.INITIALIZER, "Initializer"), (Stage.CODING, "Coding"), (Stage.MR, "MR"))
 
 
-def phase_line(value: Phase | None) -> Content:
-    """``Initializer ▸ Coding ▸ MR`` with the current stage lit, then the phase itself."""
+def phase_line(value: Phase | None, slots: int = 0) -> Content:
+    """``Initializer ▸ Coding ▸ MR`` with the current stage lit, then the phase itself
+    (and how many issues are worked in parallel, when ``slots``)."""
     current = value.stage if value is not None else None
     parts: list[Content | str] = []
     done = True
@@ -29,12 +30,14 @@ def phase_line(value: Phase | None) -> Content:
         Content.styled(f" {ending} ", "bold reverse $accent" if current is Stage.END else "dim")
     )
     parts.append(Content.styled(f"   phase: {labels.phase(value)}", "bold"))
+    if slots:  # short: the line fits 80 columns
+        parts.append(Content.styled(f" · {slots} slot{'s' if slots > 1 else ''}", "bold $accent"))
     return Content.assemble(*parts)
 
 
 class PhaseIndicator(Static):
     """One line under the agent list; empty when no agent is selected."""
 
-    def show(self, value: Phase | None, *, visible: bool = True) -> None:
-        """Light the stage of ``value``."""
-        self.update(phase_line(value) if visible else "")
+    def show(self, value: Phase | None, *, visible: bool = True, slots: int = 0) -> None:
+        """Light the stage of ``value``; ``slots``: issues worked in parallel now."""
+        self.update(phase_line(value, slots) if visible else "")

@@ -74,7 +74,7 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     def compose(self) -> ComposeResult:
         reject = checkpoint_text.reject_label(self.item.checkpoint)
         with Vertical(id="review") as review:
-            review.border_title = f"REVIEW: {labels.title(self.item.checkpoint.type.value)}"
+            review.border_title = f"REVIEW: {labels.checkpoint_title(self.item.checkpoint)}"
             review.border_subtitle = printable_line(self._subtitle)
             question = printable_line(self.checkpoint.to_decide)
             yield Static(question, id="review-question", markup=False)
