@@ -5,21 +5,30 @@ worktree per slot later) is tested on its own: the caller names the work tree an
 hands over the last run it recorded for it; a run whose work tree fingerprint and
 command are the same is reused instead of run again. Recording the result is the
 caller's (the state store's) job, so this module never writes the state.
+
+A slot's baseline is the one run shared between work trees: fresh trees of the same
+content give the same result (:mod:`agent.core.fresh_trees` says when, and why), so N
+slots opened on one commit run the suite once, or not at all when the project's work
+tree was tested with that content.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core import gates, trace
+from agent.core import fresh_trees, gates, trace
+from agent.core.fresh_trees import Harmless
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
 from agent.core.project_env import ProjectEnv
 from common.schemas.gates import TestRun
 from common.workspace import git
+
+SharedKey = tuple[str, str]
+"""A fresh tree's content (its fingerprint) and the test command."""
 
 
 def reusable(last: TestRun | None, tree: str, command: str) -> bool:
@@ -37,6 +46,12 @@ class GateRunner:
     command_wrap: CommandWrap | None = None
     """Puts the command in the sessions' sandbox (it runs code the model wrote);
     ``None`` when the spec turns the sandbox off."""
+    harmless: Harmless | None = None
+    """What may lie ignored in a fresh work tree (the environment, the workspace);
+    ``None``: no tree is taken for fresh, each slot's baseline is its own."""
+    shared: dict[SharedKey, asyncio.Future[TestRun]] = field(default_factory=dict)
+    """The baselines of fresh trees in this agent, by content and command; a run in
+    flight is awaited by the slots that need the same one, not started again."""
 
     async def tests(self, work_tree: Path, command: str, last: TestRun | None) -> TestRun:
         """The test suite on ``work_tree`` as it is now (``last`` when it saw the same)."""
@@ -45,6 +60,67 @@ class GateRunner:
             self.log(f"tests: {last.summary} (work tree unchanged since the last run)")
             trace.gate(last, reused=True)
             return last
+        return await self._logged(work_tree, command, tree)
+
+    async def baseline(
+        self, work_tree: Path, command: str, project: Path, project_last: TestRun | None
+    ) -> TestRun:
+        """The test suite on a worktree the harness has just made (a slot's start), shared
+        with every fresh tree of the same content: another slot's baseline (awaited while
+        it runs), or ``project_last``, the project's last run, while the project's work
+        tree is fresh and still holds what it tested. A tree that is not fresh is tested
+        on its own."""
+        tree = await asyncio.to_thread(git.worktree_fingerprint, work_tree)
+        if not await self._fresh(work_tree):
+            return await self._logged(work_tree, command, tree)
+        key = (tree, command)
+        while (known := self.shared.get(key)) is not None:
+            try:
+                result = await asyncio.shield(known)
+            except asyncio.CancelledError:
+                if known.cancelled():
+                    continue  # its run failed or was stopped: this slot runs its own
+                raise
+            self.log(f"tests: {result.summary} (a fresh tree of the same content was tested)")
+            trace.gate(result, reused=True)
+            return result
+        running = asyncio.get_running_loop().create_future()
+        self.shared[key] = running
+        try:
+            if await self._project_holds(project, project_last, tree, command):
+                assert project_last is not None  # _project_holds checked it
+                self.log(
+                    f"tests: {project_last.summary} (the project's work tree was tested with "
+                    "the same content)"
+                )
+                trace.gate(project_last, reused=True)
+                result = project_last
+            else:
+                result = await self._logged(work_tree, command, tree)
+        except BaseException:
+            del self.shared[key]
+            running.cancel()
+            raise
+        running.set_result(result)
+        return result
+
+    async def _project_holds(
+        self, project: Path, last: TestRun | None, tree: str, command: str
+    ) -> bool:
+        """Whether the project's work tree is fresh and its ``last`` run saw ``tree``."""
+        if last is None or not reusable(last, tree, command):
+            return False
+        if await asyncio.to_thread(git.worktree_fingerprint, project) != tree:
+            return False
+        return await self._fresh(project)
+
+    async def _fresh(self, work_tree: Path) -> bool:
+        harmless = self.harmless
+        if harmless is None:
+            return False
+        return await asyncio.to_thread(fresh_trees.is_fresh, work_tree, harmless)
+
+    async def _logged(self, work_tree: Path, command: str, tree: str) -> TestRun:
         result = await self._run(work_tree, command, tree)
         trace.gate(result)
         self.log(f"tests: {result.summary}")

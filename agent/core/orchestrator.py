@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent.core import integrity
 from agent.core.desk import Desk
+from agent.core.fresh_trees import Harmless
 from agent.core.gate_runs import GateRunner
 from agent.core.gates import CommandWrap
 from agent.core.ledger import Ledger
@@ -105,6 +106,7 @@ class Run:
         in the sessions' sandbox (``None`` when the spec turns the sandbox off).
         """
         key = decision_key if decision_key is not None else decision_mac.load_key()
+        project = info.spec.project_dir
         store = StateStore(files, state, log)
         ledger = Ledger(store, log, info.spec.budgets, meter=sessions.meter)
         return cls(
@@ -116,7 +118,12 @@ class Run:
             store=store,
             desk=Desk(files, store, log, key, secrecy=secrecy),
             ledger=ledger,
-            gates=GateRunner(project_env, log, command_wrap),
+            gates=GateRunner(
+                project_env,
+                log,
+                command_wrap,
+                Harmless(project, project_env.folders_in(project), files.root),
+            ),
             sessions=Sessions(sessions, store, ledger, log, runner=session_runner),
             model_check=model_check,
             layout_keeper=layout_keeper,

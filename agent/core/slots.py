@@ -188,11 +188,15 @@ def _listed(project: Path, folder: Path) -> bool:
 
 
 async def _tests(run: Run, folder: Path) -> TestRun | None:
-    """The project's test suite in ``folder`` (``None``: no suite, or skipped)."""
+    """The project's test suite in ``folder``, a worktree the harness has just made or
+    reset (``None``: no suite, or skipped): one run per content for all the slots, the
+    project's own when it tested the same (:meth:`GateRunner.baseline`)."""
     command = run.state.test_command
     if command is None or run.spec.skip_test_suite:
         return None
-    return await run.gates.tests(folder, command, None)
+    return await run.gates.baseline(
+        folder, command, run.spec.project_dir, run.state.last_test_run
+    )
 
 
 def _slot(work: IssueWork) -> IssueSlot:
