@@ -16,7 +16,7 @@ from common.schemas.spend import Spend
 from common.workspace.checkpoint_issue import issue_of
 
 #: Slots named on an agent's list row; the rest are counted (``+5``).
-SLOTS_NAMED = 3
+SLOTS_NAMED = 2
 
 
 def now() -> datetime:
@@ -143,7 +143,8 @@ def shown_and_hidden(slots: Sequence[SlotInfo], room: int) -> tuple[list[SlotInf
 
 def slot_tag(slots: Sequence[SlotInfo]) -> str:
     """``[#1 coding, #4 closure ⏸]``: the issues worked in parallel on one list row (⏸: the
-    waiting checkpoint is about it); past :data:`SLOTS_NAMED`, the rest are counted."""
+    waiting checkpoint is about it); more than one past :data:`SLOTS_NAMED` are counted
+    (``+6``), so the row stays short at 80 columns."""
     if not slots:
         return ""
     shown, hidden = shown_and_hidden(slots, SLOTS_NAMED + 1)

@@ -117,8 +117,9 @@ def test_the_list_row_tags_the_slots_the_waiting_one_always_named() -> None:
     assert labels.slot_tag([]) == ""
     two = [slot(1), slot(4, SlotStep.CLOSURE, waiting=True)]
     assert labels.slot_tag(two) == "[#1 coding, #4 closure ⏸]"
-    assert labels.slot_tag(eight(waiting=8)) == "[#1 coding, #2 regression, #8 closure ⏸ +5]"
-    assert labels.slot_tag(eight()[:4]) == "[#1 coding, #2 regression, #3 closure, #4 merging]"
+    assert labels.slot_tag(eight()[:3]) == "[#1 coding, #2 regression, #3 closure]"
+    assert labels.slot_tag(eight(waiting=8)) == "[#1 coding, #8 closure ⏸ +6]"
+    assert labels.slot_tag(eight()[:4]) == "[#1 coding, #2 regression +2]"
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +25,14 @@ from textual.widgets import Input, Tree
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint import CheckpointType, IssueClosureCheckpoint
 from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
+from common.schemas.issue_slot import SlotStep
 from common.schemas.issues import MergeRequestRecord, TrackedIssue
 from common.schemas.milestone import FileMilestone
-from common.schemas.protocol import AgentInfo
+from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
@@ -495,3 +496,63 @@ def test_cockpit_wizard(
         await reach(pilot, OptionsStep)
 
     assert snap_compare(app, terminal_size=size, run_before=options)
+
+
+def parallel_agent(home_projects: Path) -> AgentInfo:
+    """One agent working eight issues at once, issue #3's closure waiting for a person."""
+    project = home_projects / "textkit"
+    workspace = project / ".claude-agent" / "spec-parallel"
+    (workspace / "logs").mkdir(parents=True)
+    closure = samples.issue_closure("issue_closure-issue3-2")
+    assert isinstance(closure, IssueClosureCheckpoint)
+    about_3 = closure.context.model_copy(update={"issue_iid": 3, "issue_title": "Add truncate"})
+    write_checkpoint(workspace, closure.model_copy(update={"context": about_3}))
+    rows = [
+        (1, SlotStep.CODING, 252, 2, 0, "Add slugify"),
+        (2, SlotStep.REGRESSION, 220, 3, 0, "Add word_count"),
+        (3, SlotStep.CLOSURE, 362, 2, 0, "Add truncate"),
+        (4, SlotStep.MERGING, 540, 4, 1, "Add slug_unique"),
+        (5, SlotStep.CODING, 31, 1, 0, "Wrap long lines at a width the caller gives, words whole"),
+        (6, SlotStep.SELECTION, 2, 0, 0, "Count sentences"),
+        (7, SlotStep.CODING, 95, 1, 0, "Strip accents"),
+        (8, SlotStep.CODING, 64, 1, 0, "Title case"),
+    ]
+    slots = [
+        SlotInfo(
+            iid=iid,
+            step=step,
+            started_at=NOW - timedelta(seconds=seconds),
+            spend=Spend(
+                sessions=sessions,
+                tokens_in=24_100 * sessions,
+                tokens_out=1_550 * sessions,
+                cost_usd=0.11 * sessions,
+            ),
+            conflicts=conflicts,
+            title=title,
+            waiting=iid == 3,
+        )
+        for iid, step, seconds, sessions, conflicts, title in rows
+    ]
+    info = agent_info("agent_1", workspace, project=project, phase=Phase.ISSUE_SELECTION)
+    return info.model_copy(
+        update={
+            "spec_file": info.spec_file.with_name("textkit-more.md"),
+            "status": AgentStatus.WAITING,
+            "pending_checkpoint": CheckpointType.ISSUE_CLOSURE,
+            "pending_since": NOW - timedelta(seconds=75),
+            "issues_total": 8,
+            "spend": Spend(sessions=14, tokens_in=337_400, tokens_out=21_700, cost_usd=1.54),
+            "slots": slots,
+        }
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_cockpit_slots_of_a_parallel_agent(
+    snap_compare: SnapCompare, home_projects: Path, size: tuple[int, int]
+) -> None:
+    """A row per slot, #3 marked as the one its checkpoint is about; at 80×24 the rows past a
+    quarter of the screen are counted on the last one."""
+    app, _ = make_app([parallel_agent(home_projects)], settings=ASK_FIRST)
+    assert snap_compare(app, terminal_size=size, run_before=cockpit_ready)
