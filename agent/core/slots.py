@@ -18,6 +18,7 @@ from typing import Literal
 from agent.core import agit, commits, faultpoints, slot_plan
 from agent.core.orchestrator import Run
 from common import paths
+from common.errors import GitError
 from common.schemas.gates import TestRun
 from common.schemas.issue_slot import IssueSlot, SlotStep
 from common.schemas.issue_work import IssueWork
@@ -106,13 +107,21 @@ async def merge_slot(run: Run, iid: int, lock: asyncio.Lock) -> SlotMerge:
     async with lock:
         if await agit.current_branch(project) != feature:
             await agit.git(project, "checkout", feature)
-        if await agit.off_loop(worktrees.is_merged, project, slot.branch):
+        in_feature = await agit.off_loop(worktrees.is_merged, project, slot.branch)
+        cut_short = in_feature and await agit.off_loop(_work_left_out, project, work.commits)
+        if in_feature and not cut_short:
             run.log(f"issue #{iid}: its branch is merged already (before a restart)")
             outcome = worktrees.MergeOutcome(merged=True, commit=await agit.head_commit(project))
         else:
+            # A redo cut short by a kill reset the branch onto the feature branch before
+            # the state said so: the issue's recorded work is merged from its last commit
+            # (the same conflict, so the redo is made again), never taken as merged.
+            source = work.commits[-1] if cut_short else slot.branch
+            if cut_short:
+                run.log(f"issue #{iid}: its branch was reset by a redo cut short; merging again")
             message = f"Merge issue #{iid} ({slot.branch}) into {feature}"
             identity = await agit.off_loop(commits.harness_identity, project)
-            outcome = await agit.off_loop(worktrees.merge, project, slot.branch, message, identity)
+            outcome = await agit.off_loop(worktrees.merge, project, source, message, identity)
     if outcome.merged:
         faultpoints.reached("slot.merged")
         run.log(f"issue #{iid}: merged into {feature}")
@@ -132,7 +141,10 @@ async def redo_on_feature(run: Run, iid: int, outcome: worktrees.MergeOutcome) -
     they leave the harness's list of commits that must stay there.
     """
     folder = Path(_slot(run.state.work(iid)).worktree)
+    project = run.spec.project_dir
     await agit.off_loop(worktrees.restart_on, folder, run.info.feature_branch)
+    # The reset's clean removed every ignored file, the environment's link with them.
+    await agit.off_loop(_link_environment, project, folder, run.project_env.folders_in(project))
     faultpoints.reached("slot.restarted")
     baseline = await _tests(run, folder)
     with run.store.editing() as state:
@@ -178,6 +190,17 @@ def _link_environment(project: Path, tree: Path, folders: tuple[Path, ...]) -> N
             link.symlink_to(folder, target_is_directory=True)
 
 
+def _work_left_out(project: Path, shas: list[str]) -> bool:
+    """Whether the issue's recorded commits are not in the feature branch (checked out
+    in ``project``): its branch, though in it, was reset by a redo, not merged."""
+    if not shas:
+        return False
+    try:
+        return not worktrees.is_merged(project, shas[-1])
+    except GitError:
+        return False  # the commit is gone: nothing left to merge
+
+
 async def _is_worktree(project: Path, folder: Path) -> bool:
     """Whether ``folder`` is one of the project's worktrees (a resumed agent's)."""
     return await agit.off_loop(_listed, project, folder)
@@ -194,9 +217,7 @@ async def _tests(run: Run, folder: Path) -> TestRun | None:
     command = run.state.test_command
     if command is None or run.spec.skip_test_suite:
         return None
-    return await run.gates.baseline(
-        folder, command, run.spec.project_dir, run.state.last_test_run
-    )
+    return await run.gates.baseline(folder, command, run.spec.project_dir, run.state.last_test_run)
 
 
 def _slot(work: IssueWork) -> IssueSlot:

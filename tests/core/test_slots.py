@@ -1,15 +1,19 @@
 """Slots through real git: a worktree per issue off the feature branch, merged back one
-at a time; a conflict redone on top of the feature branch, a second one for a person;
-a merge done before a kill recognised; and slot checkpoints with ids of their own."""
+at a time; a conflict redone on top of the feature branch (its environment linked
+again), a second one for a person; a merge done before a kill recognised, a redo cut
+short by one made again; and slot checkpoints with ids of their own."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from agent.control import answer
-from agent.core import slots
+from agent.core import faultpoints, slots
 from agent.core.orchestrator import Run
+from agent.core.project_env import ProjectEnv
 from common import paths
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.issue_slot import SlotStep
@@ -192,3 +196,75 @@ async def test_slot_checkpoints_at_once_get_ids_of_their_own(tmp_path: Path) -> 
     ids = [(await asyncio.wait_for(task, 10)).id for task in (one, two)]
     assert ids == ["issue_selection-issue1-2", "issue_selection-issue2-2"]
     assert [entry.id for entry in checkpoints.history(run.files)][-2:] == ids
+
+
+async def test_a_redo_gives_the_worktree_its_environment_link_again(tmp_path: Path) -> None:
+    """The reset's ``git clean -fdx`` removes the ignored ``.venv`` link with the rest:
+    without it again, the redone issue's baseline and gates could not run its tests."""
+    run = feature_run(tmp_path)
+    project = run.spec.project_dir
+    (project / ".gitignore").write_text(".venv/\n")
+    sh_git(project, "add", ".gitignore")
+    sh_git(project, "commit", "-q", "-m", "ignore the venv")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    run.project_env = ProjectEnv(
+        kind="project venv .venv",
+        test_command=None,
+        variables={"VIRTUAL_ENV": str(project / ".venv")},
+    )
+    first, second = await opened(run, 1), await opened(run, 2)
+    assert (second / ".venv").is_symlink()
+    commit_in(first, TWO_FUNCTIONS.replace("return 1", "return 10"), "feat #1")
+    commit_in(second, TWO_FUNCTIONS.replace("return 1", "return 100"), "feat #2")
+    lock = asyncio.Lock()
+    await slots.merge_slot(run, 1, lock)
+
+    assert (await slots.merge_slot(run, 2, lock)).verdict == "redo"
+
+    assert (second / ".venv").is_symlink()
+    assert (second / ".venv").resolve() == (project / ".venv").resolve()
+
+
+class Killed(Exception):
+    """The agent dies here (in a test: nothing after it runs)."""
+
+
+async def test_a_redo_cut_short_after_the_reset_is_redone_never_taken_as_merged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed at ``slot.restarted``: the branch is reset onto the feature branch (so git
+    finds it "merged"), the state still names the issue's commit and its merging step.
+    The restarted agent sees the commit is not in the feature branch and redoes."""
+    run = feature_run(tmp_path)
+    project = run.spec.project_dir
+    feature = run.info.feature_branch
+    first, second = await opened(run, 1), await opened(run, 2)
+    commit_in(first, TWO_FUNCTIONS.replace("return 1", "return 10"), "feat #1")
+    lost = commit_in(second, TWO_FUNCTIONS.replace("return 1", "return 100"), "feat #2")
+    with run.store.editing() as state:
+        state.work(2).commits = [lost]
+    lock = asyncio.Lock()
+    await slots.merge_slot(run, 1, lock)
+    real = faultpoints.reached
+
+    def killed(name: str) -> None:
+        real(name)
+        if name == "slot.restarted":
+            raise Killed(name)
+
+    monkeypatch.setattr(faultpoints, "reached", killed)
+    with pytest.raises(Killed):
+        await slots.merge_slot(run, 2, lock)
+    monkeypatch.setattr(faultpoints, "reached", real)
+    assert sh_git(second, "rev-parse", "HEAD") == sh_git(project, "rev-parse", feature)
+    assert run.state.work(2).slot.step is SlotStep.MERGING  # type: ignore[union-attr]
+
+    again = await slots.merge_slot(run, 2, lock)
+
+    assert again.verdict == "redo" and again.outcome.conflicts == ("calc.py",)
+    work = run.state.work(2)
+    assert work.slot is not None and (work.slot.step, work.slot.conflicts) == (SlotStep.CODING, 1)
+    assert work.feedback is not None and "return 100" in work.feedback
+    merges = sh_git(project, "log", "--merges", "--format=%s", feature).splitlines()
+    assert merges == [f"Merge issue #1 ({feature}-issue-1) into {feature}"], "#2 never merged"
+    assert "return 100" not in (project / "calc.py").read_text()
