@@ -261,3 +261,13 @@ async def test_a_slots_waiting_checkpoint_marks_its_row_and_its_dialog_names_the
         await wait_until(pilot, lambda: dialog(app) is not None, "the dialog")
         title = "HITL CHECKPOINT: ISSUE CLOSURE — ISSUE #3"
         await wait_until(pilot, lambda: title in "\n".join(screen_lines(app.screen)), title)
+
+
+async def test_a_taller_terminal_gives_every_slot_its_row(workspace: Path) -> None:
+    app, _ = make_app([parallel_agent(workspace, eight())])
+    async with app.run_test(size=SMALL) as pilot:
+        await selected(app, pilot)
+        assert slot_lines(app)[-1].strip().startswith("+3 more")
+        await pilot.resize_terminal(80, 48)
+        await wait_until(pilot, lambda: len(slot_lines(app)) == 8, "a row for each slot")
+        assert [line.split()[0] for line in slot_lines(app)] == [f"#{n}" for n in range(1, 9)]
