@@ -14,6 +14,7 @@ import io
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
@@ -25,7 +26,8 @@ from agent.tracker.file import FileTracker
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.issues import IssueDraft
+from common.schemas.budget import Budgets
+from common.schemas.issues import SET_ASIDE_LABEL, IssueDraft
 from common.schemas.spec import AgentSpec
 from common.workspace.setup import load_info, prepare_workspace, set_auto_accept
 from tests.core.runs import sh_git
@@ -227,3 +229,32 @@ async def test_stopped_while_slots_run_a_new_run_resumes_each_slot_once(tmp_path
         "feat(#4): four",
     ]
     assert again.state.phase is Phase.MR_PHASE_TRANSITION and again.state.issues == {}
+
+
+async def test_an_issue_set_aside_in_its_slot_leaves_no_worktree_and_keeps_its_branch(
+    tmp_path: Path,
+) -> None:
+    """#2's sessions never report it done: after its one session allowed it is set aside
+    (``needs-human``); its worktree goes with it, its branch stays, #1 is merged."""
+    model = Model({1: [("calc.py", "return 1", "return 10")], 2: [("two.py", "", "X = 2\n")]})
+    run = await parallel_run(tmp_path, model, [draft("one"), draft("two")])
+    run.ledger.spec_budgets = Budgets(sessions_per_issue=1)
+
+    async def never_done_for_two(*args: Any) -> SessionResult:
+        result = await model(*args)
+        reports = args[4]
+        assert isinstance(reports, SessionReports)
+        if reports.done is not None and reports.done.issue_iid == 2:
+            reports.done = None
+        return result
+
+    run.sessions.runner = never_done_for_two
+
+    await asyncio.wait_for(parallel.issue_slots(run), 60)
+
+    project = run.spec.project_dir
+    one, two = await run.tracker.list_issues()
+    assert one.state == "closed" and two.state == "opened" and SET_ASIDE_LABEL in two.labels
+    assert run.state.set_aside == [2] and run.state.issues == {}
+    assert sh_git(project, "worktree", "list").count("\n") == 0, "no worktree left"
+    assert sh_git(project, "rev-parse", "--verify", f"{run.info.feature_branch}-issue-2")

@@ -19,13 +19,15 @@ issue. A kill anywhere resumes every slot from its recorded step, exactly once.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
-from agent.core import faultpoints, slot_plan, slots
+from agent.core import agit, faultpoints, slot_plan, slots
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
 from agent.core.stages import coding, merge_conflict, regression, selection
 from common import dependencies
 from common.schemas.issue_slot import SlotStep
+from common.workspace import worktrees
 
 
 async def issue_slots(run: Run) -> None:
@@ -73,12 +75,16 @@ async def work_slot(run: Run, iid: int, merge_lock: asyncio.Lock) -> None:
     """Take issue ``iid`` through its steps in its slot until it is closed or set aside.
 
     Each step is the serial path's own, bound to the slot's worktree; each ends with
-    one write of the state, so a kill resumes the slot at the step it was in.
+    one write of the state, so a kill resumes the slot at the step it was in. An issue
+    that left its slot in a step (set aside: its session budget, a budget reached)
+    leaves its worktree with it; its branch stays for a person.
     """
     seat = Seat(run, iid)
+    worktree: str | None = None
     while iid in run.state.issues:
         slot = seat.slot
         assert slot is not None  # every issue of a run in parallel is in a slot
+        worktree = slot.worktree
         match slot.step:
             case SlotStep.SELECTION:
                 await run.tracker.update_issue(iid, add_labels=("in-progress",))
@@ -92,6 +98,8 @@ async def work_slot(run: Run, iid: int, merge_lock: asyncio.Lock) -> None:
                 await coding.issue_closure(run, seat)
             case SlotStep.MERGING:
                 await _merge_and_close(run, seat, merge_lock)
+    if worktree is not None:  # closed: removed already; set aside: removed now
+        await agit.off_loop(worktrees.remove, run.spec.project_dir, Path(worktree))
 
 
 async def _merge_and_close(run: Run, seat: Seat, merge_lock: asyncio.Lock) -> None:
