@@ -18,6 +18,7 @@ work on the feature branch once.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import re
 import subprocess
@@ -29,6 +30,7 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
+from agent.control import answer
 from agent.core.faultpoints import VARIABLE
 from agent.core.trace import read_trace, trace_path
 from common.atomic import read_model
@@ -64,17 +66,30 @@ def units_project() -> Path:
     return project
 
 
-def spec_json(project: Path, spec_file: Path, parallel: int) -> dict[str, object]:
-    """A file-only spec on ``project`` played by the conflict playbook."""
+def spec_json(
+    project: Path, spec_file: Path, parallel: int, playbook: Path = PLAYBOOK
+) -> dict[str, object]:
+    """A file-only spec on ``project`` played by ``playbook``."""
     return {
         "spec_file": str(spec_file),
         "project_dir": str(project),
         "target_branch": "main",
         "file_only_mode": True,
         "model": LOCAL_MODEL,
-        "playbook": str(PLAYBOOK),
+        "playbook": str(playbook),
         "parallel": parallel,
     }
+
+
+def run_to_the_end(home: Path, spec: dict[str, object]) -> tuple[WorkspaceFiles, str]:
+    """``harness run --auto-accept --wait`` of ``spec``: its workspace and the agent's log."""
+    specs = home / "specs.json"
+    specs.write_text(json.dumps([spec]))
+    ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
+    workspace = WorkspaceFiles(next((Path(str(spec["project_dir"])) / ".claude-agent").iterdir()))
+    log = all_logs(workspace)
+    assert ran.returncode == 0, ran.stdout + ran.stderr + log
+    return workspace, log
 
 
 def all_logs(workspace: WorkspaceFiles) -> str:
@@ -96,10 +111,13 @@ def coding_prompts(workspace: WorkspaceFiles, iid: int) -> list[str]:
     ]
 
 
-def assert_all_merged_once(project: Path, workspace: WorkspaceFiles, titles: list[str]) -> str:
-    """DONE; every issue closed, its feat commit and one merge commit on the feature
-    branch, its branch merged, no worktree left and the project's tests passing there.
-    Returns the feature branch's ``calc/units.py``."""
+def assert_all_merged_once(
+    project: Path, workspace: WorkspaceFiles, titles: list[str], wip: int = 0
+) -> str:
+    """DONE; every issue closed, its feat commit (and ``wip`` work-in-progress commits
+    in all) and one merge commit on the feature branch, its branch merged, no worktree
+    left and the project's tests passing there. Returns the feature branch's
+    ``calc/units.py``."""
     state = read_model(workspace.state, AgentState)
     assert state.phase is Phase.DONE, state.failure
     milestone = read_model(workspace.milestone, FileMilestone)
@@ -113,7 +131,9 @@ def assert_all_merged_once(project: Path, workspace: WorkspaceFiles, titles: lis
         for iid in range(1, len(titles) + 1)
     )
     feats = git.git(project, "log", "--no-merges", "--format=%s", f"main..{feature}").splitlines()
-    assert sorted(feats) == sorted(f"feat(#{i}): {t}" for i, t in enumerate(titles, 1))
+    assert sum(1 for subject in feats if subject.startswith("wip(")) == wip, feats
+    done = sorted(subject for subject in feats if not subject.startswith("wip("))
+    assert done == sorted(f"feat(#{i}): {t}" for i, t in enumerate(titles, 1))
     merged = git.git(project, "branch", "--merged", feature, "--format=%(refname:short)")
     for iid in range(1, len(titles) + 1):
         assert f"{feature}-issue-{iid}" in merged.splitlines(), merged
@@ -149,13 +169,8 @@ def two_on_one_line() -> Iterator[Ran]:
         patch.setenv("HARNESS_HOME", str(home))
         try:
             project = units_project()
-            specs = home / "specs.json"
-            specs.write_text(json.dumps([spec_json(project, DATA / "conflict-spec.md", 2)]))
-            ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
-            workspace = WorkspaceFiles(next((project / ".claude-agent").iterdir()))
-            log = all_logs(workspace)
-            assert ran.returncode == 0, ran.stdout + ran.stderr + log
-            yield Ran(project, workspace, log)
+            spec = spec_json(project, DATA / "conflict-spec.md", 2)
+            yield Ran(project, *run_to_the_end(home, spec))
         finally:
             harness("daemon", "stop")
 
@@ -192,24 +207,12 @@ def test_two_issues_on_the_same_line_one_is_redone_on_top_of_the_other(
     assert "could not merge" not in only
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="worktrees.restart_on (git clean -fdx) removes the .venv link a slot's worktree "
-    "was given, and slots.redo_on_feature does not link it again: a redone issue's "
-    "baseline and gates cannot run the tests (`.venv/bin/python: not found`)",
-)
 def test_a_redone_issue_runs_the_projects_tests_in_its_worktree(two_on_one_line: Ran) -> None:
     runs = re.findall(r"^\S+ tests: (.*)$", two_on_one_line.log, re.MULTILINE)
     assert len(runs) >= 7, runs  # the project, two slots' baselines and gates, a redo's two
     assert all(re.fullmatch(r"\d+ passed in .*", run) for run in runs), runs
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="killed at slot.restarted (the branch reset, the state not yet written), the "
-    "resumed agent finds the slot merging and its reset branch in the feature branch, so "
-    "slots.merge_slot says 'merged already' and closes the issue without its work",
-)
 @pytest.mark.parametrize("point", ["slot.restarted:1"])
 def test_killed_while_a_conflicted_issue_is_sent_back_it_resumes_once(
     point: str, monkeypatch: pytest.MonkeyPatch
@@ -259,10 +262,11 @@ async def next_checkpoint(files: WorkspaceFiles, timeout: float = 90.0) -> Check
 async def test_a_second_conflict_stops_at_a_checkpoint_a_person_answers(
     choice: str, daemon_home: Path
 ) -> None:
-    """Three issues on one line, every checkpoint answered with ``harness approve``: the
-    first accepted is merged, the other two conflict and are redone on top of it; of
-    those, the one accepted second conflicts again (the other was merged meanwhile) and
-    waits at a merge_conflict checkpoint that shows the issue, the file and the diff."""
+    """Three issues on one line, every checkpoint answered by a person (merge_conflict
+    with ``harness checkpoint`` and ``harness approve --choice``): the first accepted is
+    merged, the other two conflict and are redone on top of it; of those, the one
+    accepted second conflicts again (the other was merged meanwhile) and waits at a
+    merge_conflict checkpoint that shows the issue, the file and the diff."""
     project = units_project()
     spec = spec_json(project, DATA / "conflict3-spec.md", 3)
     started = harness("run", "--specs", json.dumps([spec]))
@@ -277,9 +281,9 @@ async def test_a_second_conflict_stops_at_a_checkpoint_a_person_answers(
             shown = harness("checkpoint", "agent_1").stdout
             full = harness("checkpoint", "agent_1", "--full").stdout
             answered = harness("approve", "agent_1", "--checkpoint", pending.id, "--choice", choice)
-        else:
-            answered = harness("approve", "agent_1", "--checkpoint", pending.id)
-        assert answered.returncode == 0, answered.stdout + answered.stderr
+            assert answered.returncode == 0, answered.stdout + answered.stderr
+        else:  # the others by the CLI's own answer path, in this process (~3 s a command)
+            answer.approve(files.root, None, None, checkpoint_id=pending.id)
 
     log = all_logs(files)
     assert re.search(r"slots: #1, #2, #3 running \(at most 3\)", log), log
@@ -340,3 +344,62 @@ async def test_a_second_conflict_stops_at_a_checkpoint_a_person_answers(
     assert len(merges) == 2 and all(f"#{iid} " not in merge for merge in merges), merges
     assert git.git(project, "worktree", "list").count("\n") == 0, "every worktree removed"
     assert (project / "calc" / "units.py").read_text() == merged_line + "\n"
+
+
+def dropping_playbook(folder: Path) -> Path:
+    """The conflict playbook (two issues) whose redo sessions settle the conflict by
+    writing the line with their own unit only, dropping the other issue's (a careless or
+    hostile redo); told by the harness which test that broke, the next session writes
+    the line with both."""
+    book = json.loads(PLAYBOOK.read_text())
+    other = {"List grams": "seconds", "List seconds": "grams"}
+    fixes = []
+    for scenario in book["scenarios"]:
+        title = re.fullmatch(r"coding: (List \w+) \(redo after a conflict\)", scenario["name"])
+        if title is None or title.group(1) not in other:
+            continue
+        unit, theirs = UNIT_OF[title.group(1)], other[title.group(1)]
+        scenario["steps"][1]["tool_uses"][0] = {
+            "name": "Write",
+            "input": {
+                "file_path": "{{project_dir}}/calc/units.py",
+                "content": f'UNITS = ["m", "{unit}"]\n',
+            },
+        }
+        fix = copy.deepcopy(scenario)
+        fix["name"] = f"coding: {title.group(1)} (its redo broke test_{theirs})"
+        fix["match"] = (
+            rf"Session: coding issue #\d+: {title.group(1)}[\s\S]*"
+            rf"fail now: tests/test_{theirs}\.py::test_{theirs}"
+        )
+        both = f'UNITS = ["m", "{UNIT_OF["List " + theirs]}", "{unit}"]\n'
+        fix["steps"][1]["tool_uses"][0]["input"]["content"] = both
+        fixes.append(fix)
+    book["scenarios"] = [*fixes, *book["scenarios"]]
+    path = folder / "dropping-playbook.json"
+    path.write_text(json.dumps(book))
+    return path
+
+
+def test_a_redo_that_drops_the_other_issues_work_is_stopped_by_its_gate(
+    daemon_home: Path,
+) -> None:
+    """The redone session writes the line anew with only its own unit: the first issue's
+    test fails in its worktree, so the gate stops it (a regression, the harness's
+    feedback names the test), and the session after that keeps both units."""
+    project = units_project()
+    playbook = dropping_playbook(daemon_home)
+    spec = spec_json(project, DATA / "conflict-spec.md", 2, playbook)
+
+    workspace, log = run_to_the_end(daemon_home, spec)
+
+    (second,) = [int(iid) for iid in re.findall(r"issue #(\d+): merging conflicts in ", log)]
+    first = 3 - second
+    first_test = f"test_{['grams', 'seconds'][first - 1]}"
+    # The dropped line stays in the issue's history as a wip commit, undone by its feat.
+    units = assert_all_merged_once(project, workspace, ["List grams", "List seconds"], wip=1)
+    assert units == f'UNITS = ["m", "{UNIT_OF_ISSUE[first]}", "{UNIT_OF_ISSUE[second]}"]\n'
+    _, dropped, after = coding_prompts(workspace, second)
+    assert CONFLICT_FEEDBACK.format(iid=second) in dropped
+    assert f"fail now: tests/{first_test}.py::{first_test}" in after, after
+    assert f"issue #{second}: regression (regression)" in log
