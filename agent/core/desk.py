@@ -77,10 +77,10 @@ class Desk:
         state = self.store.state
         slot = state.work(issue).slot if issue is not None else None
         moves = slot.moves if slot is not None else 0
-        checkpoint_id = slot_plan.checkpoint_id(
-            kind.value, len(state.history), issue, moves, pick
-        )
+        checkpoint_id = slot_plan.checkpoint_id(kind.value, len(state.history), issue, moves, pick)
         found = checkpoints.current(self.files)
+        if issue is not None and (found is None or found.id != checkpoint_id):
+            found = self._logged(checkpoint_id) or found
         if (
             found is not None
             and found.id == checkpoint_id
@@ -102,6 +102,16 @@ class Desk:
         why = f": {decision.reason}" if decision.reason else ""
         self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{why}")
         return checkpoint
+
+    def _logged(self, checkpoint_id: str) -> Checkpoint | None:
+        """A slot's checkpoint decided before a kill, its effect not yet applied, whose
+        file another slot's checkpoint has taken since: its decision is in the log.
+
+        Only a slot's: its ids never repeat (each applied decision moves the slot or
+        ends it), so a logged one with the id asked is this very question.
+        """
+        logged = checkpoints.history(self.files)
+        return next((entry for entry in reversed(logged) if entry.id == checkpoint_id), None)
 
     def _resumed(self, found: Checkpoint) -> Checkpoint:
         """The checkpoint a killed agent left; a decision no client signed is undone."""

@@ -198,6 +198,38 @@ async def test_slot_checkpoints_at_once_get_ids_of_their_own(tmp_path: Path) -> 
     assert [entry.id for entry in checkpoints.history(run.files)][-2:] == ids
 
 
+async def test_a_slots_decision_another_slot_asked_over_is_found_after_a_kill(
+    tmp_path: Path,
+) -> None:
+    """#1's checkpoint is decided, then #2's takes the checkpoint file, then the agent is
+    killed before #1's decision took effect: asked again (its slot has not moved), #1
+    gets its logged decision back, checked as signed, and nobody is asked twice."""
+    run = feature_run(tmp_path)
+    await opened(run, 1)
+    await opened(run, 2)
+    built: list[str] = []
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        built.append(checkpoint_id)
+        return selection(checkpoint_id)
+
+    first = asyncio.create_task(run.desk.ask(CheckpointType.ISSUE_SELECTION, build, issue=1))
+    await until(lambda: pending_id(run) == "issue_selection-issue1-2")
+    await asyncio.to_thread(answer.reject, run.files.root, "later")
+    await asyncio.wait_for(first, 10)
+    second = asyncio.create_task(run.desk.ask(CheckpointType.ISSUE_SELECTION, build, issue=2))
+    await until(lambda: pending_id(run) == "issue_selection-issue2-2")
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    await asyncio.wait_for(second, 10)
+
+    again = await asyncio.wait_for(run.desk.ask(CheckpointType.ISSUE_SELECTION, build, issue=1), 10)
+
+    assert built == ["issue_selection-issue1-2", "issue_selection-issue2-2"]
+    assert again.id == "issue_selection-issue1-2"
+    assert again.decision is not None and not again.decision.approved
+    assert again.decision.reason == "later"
+
+
 async def test_a_redo_gives_the_worktree_its_environment_link_again(tmp_path: Path) -> None:
     """The reset's ``git clean -fdx`` removes the ignored ``.venv`` link with the rest:
     without it again, the redone issue's baseline and gates could not run its tests."""
