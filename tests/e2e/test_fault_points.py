@@ -32,11 +32,13 @@ pytestmark = pytest.mark.slow
 #: The demo's enrichment keeps its issue's scope: enrichment_scope is tried in
 #: tests/e2e/test_enrichment_scope.py. The demo works one issue at a time: the slot
 #: points (parallel work) are not on its path; they are killed at in
-#: tests/e2e/test_parallel_issues.py (``slot.restarted``, after a conflict, is not yet).
+#: tests/e2e/test_parallel_issues.py, and those after a conflict (``slot.restarted``,
+#: ``merge_conflict.decided``) in tests/e2e/test_parallel_conflicts.py.
 IN_THE_DEMO = [
     point
     for point in POINTS
-    if point not in ("coding.noted", "enrichment_scope.decided") and not point.startswith("slot.")
+    if point not in ("coding.noted", "enrichment_scope.decided", "merge_conflict.decided")
+    and not point.startswith("slot.")
 ]
 
 

@@ -23,7 +23,7 @@ import json
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,14 +236,16 @@ def test_killed_while_a_conflicted_issue_is_sent_back_it_resumes_once(
     assert units.startswith('UNITS = ["m", '), units
 
 
-async def next_checkpoint(files: WorkspaceFiles, timeout: float = 90.0) -> Checkpoint | None:
+async def next_checkpoint(
+    files: WorkspaceFiles, ended: Callable[[], bool], timeout: float = 90.0
+) -> Checkpoint | None:
     """The next checkpoint waiting for a person, or ``None`` once the agent has ended."""
 
     def look() -> tuple[bool, Checkpoint | None]:
         found = checkpoints.pending(files)
         if found is not None:
             return True, found
-        return "agent ended: " in all_logs(files), None
+        return ended(), None
 
     async def watch() -> Checkpoint | None:
         async for _ in awatch(
@@ -256,6 +258,11 @@ async def next_checkpoint(files: WorkspaceFiles, timeout: float = 90.0) -> Check
 
     seen, found = look()
     return found if seen else await asyncio.wait_for(watch(), timeout)
+
+
+def logged_its_end(files: WorkspaceFiles) -> Callable[[], bool]:
+    """Whether the agent (run by the daemon) has logged its end."""
+    return lambda: "agent ended: " in all_logs(files)
 
 
 @pytest.mark.parametrize("choice", ["redo", "set_aside"])
@@ -275,7 +282,7 @@ async def test_a_second_conflict_stops_at_a_checkpoint_a_person_answers(
 
     asked: list[MergeConflictCheckpoint] = []
     shown = full = ""
-    while (pending := await next_checkpoint(files)) is not None:
+    while (pending := await next_checkpoint(files, logged_its_end(files))) is not None:
         if isinstance(pending, MergeConflictCheckpoint):
             asked.append(pending)
             shown = harness("checkpoint", "agent_1").stdout
@@ -403,3 +410,48 @@ def test_a_redo_that_drops_the_other_issues_work_is_stopped_by_its_gate(
     assert CONFLICT_FEEDBACK.format(iid=second) in dropped
     assert f"fail now: tests/{first_test}.py::{first_test}" in after, after
     assert f"issue #{second}: regression (regression)" in log
+
+
+async def answer_until_it_exits(files: WorkspaceFiles, agent: subprocess.Popen[bytes]) -> int:
+    """Approve every checkpoint of ``agent`` (merge_conflict: ``redo``) until it exits;
+    its exit status."""
+    while (pending := await next_checkpoint(files, lambda: agent.poll() is not None)) is not None:
+        redo = "redo" if isinstance(pending, MergeConflictCheckpoint) else None
+        answer.approve(files.root, redo, None, checkpoint_id=pending.id)
+    return finish(agent, timeout=60)
+
+
+@pytest.mark.parametrize("point", ["merge_conflict.decided:1", "slot.restarted:3"])
+async def test_killed_after_a_person_chose_redo_the_issue_is_redone_once(
+    point: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed once the merge_conflict decision is taken, or once its redo has reset the
+    branch (the third reset: two redos came first), the resumed agent asks nothing again:
+    the recorded decision is carried out and all three issues are merged once each."""
+    project = units_project()
+    spec = local_spec(project, DATA / "conflict3-spec.md", PLAYBOOK, parallel=3)
+    files = WorkspaceFiles(prepare_workspace(spec.model_copy(update={"auto_accept": False})))
+    monkeypatch.setenv(VARIABLE, point)
+    agent = start_agent(files)
+    try:
+        killed = await answer_until_it_exits(files, agent)
+        assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
+
+        monkeypatch.delenv(VARIABLE)
+        agent = start_agent(files)
+        assert await answer_until_it_exits(files, agent) == 0, log_text(files)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+
+    titles = ["List grams", "List seconds", "List amperes"]
+    units = assert_all_merged_once(project, files, titles)
+    assert sorted(units.removeprefix("UNITS = [").removesuffix("]\n").split(", ")) == sorted(
+        f'"{unit}"' for unit in ["m", *UNIT_OF_ISSUE.values()]
+    )
+    asked = [c for c in checkpoints.history(files) if isinstance(c, MergeConflictCheckpoint)]
+    assert len(asked) == 1, [c.id for c in asked]
+    log = all_logs(files)
+    assert f"resuming checkpoint {asked[0].id} (decided)" in log, log[-3000:]
+    if point.startswith("slot.restarted"):
+        assert "its branch was reset by a redo cut short; merging again" in log
