@@ -60,7 +60,7 @@ async def test_each_slots_checkpoint_names_its_issue_and_marks_its_row(daemon: N
         name = (await client.start(spec)).name
     defaults = WizardDefaults(start_dir=project, model="local", file_only_mode=True)
     app = HarnessApp(DaemonLink(autostart=False), defaults, settings=DIALOG_TESTS)
-    closed: list[int] = []
+    answered: list[int] = []
     seen_slots: set[int] = set()
     async with app.run_test(size=SMALL) as pilot:
 
@@ -89,7 +89,7 @@ async def test_each_slots_checkpoint_names_its_issue_and_marks_its_row(daemon: N
                     f"#{iid}'s row marked",
                     AGENT_WAIT,
                 )
-                closed.append(iid)
+                answered.append(iid)
             seen_slots.update(slot.iid for slot in app.running.query_one(SlotView).slots)
             await pilot.press("y")
             await wait_until(
@@ -98,5 +98,5 @@ async def test_each_slots_checkpoint_names_its_issue_and_marks_its_row(daemon: N
                 "the answer",
             )
         assert app.running.agents[name].status is AgentStatus.DONE, app.running.agents[name]
-    assert sorted(closed) == [1, 2, 3, 4], closed
+    assert sorted(answered) == [1, 2, 3, 4], "one closure per issue, each marked"
     assert len(seen_slots) >= 2, "issues were worked side by side"
