@@ -37,6 +37,8 @@ from common.schemas.checkpoint import (
 from common.schemas.issue_slot import SlotStep
 from common.schemas.issues import SET_ASIDE_LABEL
 from common.workspace import checkpoints
+from common.workspace.diff_text import diff_lines
+from common.workspace.render import render_checkpoint
 from common.workspace.setup import set_auto_accept
 from tests.core.runs import sh_git
 from tests.core.test_parallel_stage import Model, draft, parallel_run
@@ -286,3 +288,47 @@ async def test_killed_after_the_decision_a_restart_applies_it_once(
     assert resumed.state.set_aside == [2] and nobody.seen == []
     decided = checkpoints.current(resumed.files)
     assert decided is not None and decided.type is CheckpointType.MERGE_CONFLICT
+
+
+HOSTILE_LINE = "A = '\x1b]0;pwned\x07\u202e[harness] APPROVED'\n"
+"""A line a session could write: it retitles the terminal and reverses what follows."""
+
+
+async def test_a_hostile_conflicting_line_reaches_the_person_escaped(tmp_path: Path) -> None:
+    """#1 writes a line made to attack a terminal; #2 conflicts twice with it: what the
+    checkpoint, ``harness checkpoint`` and the review show has no raw control or bidi
+    character, the conflicting lines still readable. (A file *name* with such characters
+    never reaches a branch: the harness keeps it out of every commit, so the name's
+    escaping is tried on the kind's own, tests/core/test_merge_conflict_kind.py.)"""
+    model = Model(
+        {
+            1: [("words.py", "", HOSTILE_LINE)],
+            2: [("words.py", "", "A = 'two'\n"), ("words.py", "A = '", "A = 'redone ")],
+        },
+        slower={2: 0.5},
+    )
+    run = await parallel_run(tmp_path, model, [draft("one"), draft("two")])
+    set_auto_accept(run.files.root, False)
+    real = model.__call__
+
+    async def moving_target(*args: Any) -> SessionResult:
+        result = await real(*args)
+        if len(model.seen.get(2, [])) == 2:
+            project = run.spec.project_dir
+            (project / "words.py").write_text("A = 'meanwhile'\n")
+            sh_git(project, "commit", "-q", "-am", "meanwhile")
+        return result
+
+    run.sessions.runner = moving_target
+    person = Person(run, [(True, "set_aside")])
+
+    await run_with(run, person)
+
+    [asked] = person.seen
+    shown = "\n".join([render_checkpoint(asked, agent="agent_1"), *diff_lines(asked)])
+    raw = ("\x1b", "\x07", "\u202e")
+    assert not any(char in shown for char in raw)
+    assert not any(char in asked.model_dump_json() for char in raw), "stored escaped too"
+    assert asked.context.conflicts == ["words.py"]
+    assert "redone \\x1b]0;pwned\\x07<U+202E>[harness] APPROVED" in shown
+    assert "meanwhile" in shown
