@@ -79,7 +79,7 @@ class Desk:
         moves = slot.moves if slot is not None else 0
         checkpoint_id = slot_plan.checkpoint_id(kind.value, len(state.history), issue, moves, pick)
         found = checkpoints.current(self.files)
-        if issue is not None and (found is None or found.id != checkpoint_id):
+        if (issue, pick) != (None, None) and (found is None or found.id != checkpoint_id):
             found = self._logged(checkpoint_id) or found
         if (
             found is not None
@@ -107,8 +107,9 @@ class Desk:
         """A slot's checkpoint decided before a kill, its effect not yet applied, whose
         file another slot's checkpoint has taken since: its decision is in the log.
 
-        Only a slot's: its ids never repeat (each applied decision moves the slot or
-        ends it), so a logged one with the id asked is this very question.
+        Only a slot's (or a free slot's choice): its ids never repeat (each applied
+        decision moves the slot or ends it; each choice counts a slot opened), so a
+        logged one with the id asked is this very question.
         """
         logged = checkpoints.history(self.files)
         return next((entry for entry in reversed(logged) if entry.id == checkpoint_id), None)
