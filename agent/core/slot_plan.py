@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from common.workspace.checkpoint_issue import slot_checkpoint_id
+
 REDO_CONFLICTS = 1
 """Conflicted merges an issue is redone after (on the updated feature branch); the
 next one stops at a checkpoint that shows it."""
@@ -73,7 +75,7 @@ def checkpoint_id(
         return f"{kind}-slot{pick}"
     if iid is None:
         return f"{kind}-{history_length}"
-    return f"{kind}-issue{iid}-{moves}"
+    return slot_checkpoint_id(kind, iid, moves)
 
 
 def after_conflict(conflicts_before: int) -> Literal["redo", "ask"]:

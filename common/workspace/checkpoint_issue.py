@@ -23,6 +23,11 @@ from common.workspace.kinds import kind_of
 SLOT_CHECKPOINT_ID = re.compile(r"\A[a-z_]+-issue(?P<iid>[0-9]{1,9})-[0-9]+\Z")
 
 
+def slot_checkpoint_id(kind: str, iid: int, moves: int) -> str:
+    """The id of a checkpoint a slot asks (the one grammar :func:`issue_in_id` reads)."""
+    return f"{kind}-issue{iid}-{moves}"
+
+
 def issue_in_id(checkpoint_id: str) -> int | None:
     """The issue a slot's checkpoint id names (``None``: not a slot's checkpoint)."""
     found = SLOT_CHECKPOINT_ID.match(checkpoint_id)
