@@ -89,8 +89,15 @@ def checkpoint_body(checkpoint: Checkpoint) -> dict[str, Any]:
 
 
 def decision_body(decision: AnyDecision) -> dict[str, Any]:
-    """The decision as recorded, without its MAC."""
-    return decision.model_dump(mode="json", exclude={"mac"})
+    """The decision as recorded, without its MAC.
+
+    A decision with no ``rule`` (a person's answer) is signed without the key, as
+    before the field existed: decisions signed then still count on resume.
+    """
+    body = decision.model_dump(mode="json", exclude={"mac"})
+    if body.get("rule") is None:
+        body.pop("rule", None)
+    return body
 
 
 def sign_decision(

@@ -90,7 +90,11 @@ class Decision(StrictModel):
     approved: bool
     reason: str | None = None
     decided_by: str
-    """``auto-accept``, ``cli:<user>`` or ``tui:<user>``."""
+    """``auto-accept``, ``timeout``, ``cli:<user>`` or ``tui:<user>``."""
+    rule: str | None = None
+    """Which rule decided, in words a person reads (``auto-accept: issue_closure=approve``,
+    ``timeout after 5 min: default``); ``None`` for a person's own answer. Signed with
+    the rest of the decision, so the model cannot claim a rule decided."""
     decided_at: datetime = Field(default_factory=utc_now)
     mac: str | None = None
     """HMAC-SHA256 by a client (or the agent's auto-accept) over the workspace, the

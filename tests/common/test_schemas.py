@@ -16,6 +16,7 @@ from common.schemas.checkpoint import (
     CheckpointFile,
     CheckpointLog,
     CheckpointType,
+    ClosureDecision,
     Decision,
     DiffExcerpt,
     EnrichmentDecision,
@@ -613,6 +614,19 @@ def test_a_regression_decision_cannot_be_a_plain_reject() -> None:
 
     chosen = RegressionDecision(approved=True, decided_by="cli:ada", action="abort")
     assert chosen.action is RegressionAction.ABORT
+
+
+def test_a_decision_names_the_rule_that_decided_or_none_for_a_person() -> None:
+    person = Decision(approved=True, decided_by="cli:ada")
+    assert person.rule is None
+
+    ruled = ClosureDecision(
+        approved=True, decided_by="auto-accept", rule="auto-accept: issue_closure=approve"
+    )
+    again = ClosureDecision.model_validate_json(ruled.model_dump_json())
+    assert again.rule == "auto-accept: issue_closure=approve"
+    # a decision recorded before the field existed loads with no rule
+    assert Decision.model_validate({"approved": False, "decided_by": "tui:ada"}).rule is None
 
 
 def test_regression_context_offers_every_action_by_default() -> None:

@@ -17,6 +17,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
+    Decision,
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
 )
@@ -124,6 +125,39 @@ def test_a_decision_on_a_checkpoint_the_model_rewrote_does_not_count(
     decided: Checkpoint = answer.approve(files.root, None, None)  # the person saw the rewrite
     problem = decision_mac.decision_problem(decision_mac.load_key(), files.root, shown, decided)
     assert problem is not None and "wrong MAC" in problem
+
+
+def test_the_rule_is_signed_with_the_decision(files: WorkspaceFiles) -> None:
+    shown = transition()
+    key = decision_mac.load_key()
+    ruled = Decision(approved=True, decided_by="auto-accept", rule="auto-accept: default=approve")
+    decided = checkpoints.signed(key, files, checkpoints.decided(shown, ruled))
+    assert decision_mac.decision_problem(key, files.root, shown, decided) is None
+    assert decided.decision is not None
+    claimed = decided.decision.model_copy(update={"rule": "auto-accept: mr_review=approve"})
+    rewritten = decided.model_copy(update={"decision": claimed})
+    problem = decision_mac.decision_problem(key, files.root, shown, rewritten)
+    assert problem is not None and "wrong MAC" in problem
+
+
+def test_a_person_s_decision_signed_before_the_rule_existed_still_counts(
+    files: WorkspaceFiles,
+) -> None:
+    shown = transition()
+    key = decision_mac.load_key()
+    person = Decision(approved=True, decided_by="cli:ada")
+    old_body = person.model_dump(mode="json", exclude={"mac", "rule"})
+    old_mac = decision_mac._mac(
+        key,
+        {
+            "kind": "decision",
+            "workspace": str(files.root),
+            "checkpoint": decision_mac.checkpoint_body(shown),
+            "decision": old_body,
+        },
+    )
+    found = checkpoints.decided(shown, person.model_copy(update={"mac": old_mac}))
+    assert decision_mac.decision_problem(key, files.root, shown, found) is None
 
 
 def test_a_signed_decision_copied_to_another_workspace_does_not_count(
