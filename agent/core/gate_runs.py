@@ -52,6 +52,9 @@ class GateRunner:
     shared: dict[SharedKey, asyncio.Future[TestRun]] = field(default_factory=dict)
     """The baselines of fresh trees in this agent, by content and command; a run in
     flight is awaited by the slots that need the same one, not started again."""
+    pending: dict[Path, asyncio.Task[TestRun | None]] = field(default_factory=dict)
+    """Slots' baselines being measured beside their sessions, by the slot's worktree
+    (:mod:`agent.core.slot_baselines`)."""
 
     async def tests(self, work_tree: Path, command: str, last: TestRun | None) -> TestRun:
         """The test suite on ``work_tree`` as it is now (``last`` when it saw the same)."""

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent.core import agit, commits, faultpoints, slot_plan
+from agent.core import agit, commits, faultpoints, slot_baselines, slot_links, slot_plan
 from agent.core.orchestrator import Run
 from common import paths
 from common.errors import GitError
 from common.schemas.gates import TestRun
 from common.schemas.issue_slot import IssueSlot, SlotStep
 from common.schemas.issue_work import IssueWork
-from common.workspace import git, worktrees
+from common.workspace import worktrees
 
 MergeVerdict = Literal["merged", "redo", "ask"]
 
@@ -61,7 +61,8 @@ def choose(run: Run, iid: int) -> IssueWork:
 
 async def open_slot(run: Run, iid: int) -> IssueWork:
     """Give issue ``iid`` (chosen for a slot, at its selection step) its worktree on its
-    branch off the feature branch and its baseline there; the slot moves on to coding.
+    branch off the feature branch; the slot moves on to coding, its baseline measured
+    beside the session (:mod:`agent.core.slot_baselines`).
 
     A resumed agent that had made the worktree (or only the branch) reuses it: the
     branch is checked out as it is, its commits kept.
@@ -74,13 +75,14 @@ async def open_slot(run: Run, iid: int) -> IssueWork:
     if not await _is_worktree(project, folder):
         await agit.off_loop(worktrees.remove, project, folder)
         await agit.off_loop(worktrees.add, project, folder, branch, feature)
-    await agit.off_loop(_link_environment, project, folder, run.project_env.folders_in(project))
+    await agit.off_loop(
+        slot_links.link_environment, project, folder, run.project_env.folders_in(project)
+    )
     faultpoints.reached("slot.opened")
-    baseline = await _tests(run, folder)
+    start = await agit.head_commit(folder)
     with run.store.editing() as state:
-        work = state.work(iid)
-        work.baseline = baseline
-        step(work, SlotStep.CODING)
+        step(state.work(iid), SlotStep.CODING)
+    slot_baselines.start(run, folder, start)
     run.log(f"issue #{iid}: worktree {folder} on {branch}")
     return run.state.work(iid)
 
@@ -144,7 +146,9 @@ async def redo_on_feature(run: Run, iid: int, outcome: worktrees.MergeOutcome) -
     project = run.spec.project_dir
     await agit.off_loop(worktrees.restart_on, folder, run.info.feature_branch)
     # The reset's clean removed every ignored file, the environment's link with them.
-    await agit.off_loop(_link_environment, project, folder, run.project_env.folders_in(project))
+    await agit.off_loop(
+        slot_links.link_environment, project, folder, run.project_env.folders_in(project)
+    )
     faultpoints.reached("slot.restarted")
     baseline = await _tests(run, folder)
     with run.store.editing() as state:
@@ -166,28 +170,10 @@ async def close_slot(run: Run, iid: int) -> None:
     """Remove issue ``iid``'s worktree and forget the slot (its branch is merged, or the
     issue set aside: the branch stays for a person)."""
     folder = Path(_slot(run.state.work(iid)).worktree)
+    await slot_baselines.drop(run, folder)
     await agit.off_loop(worktrees.remove, run.spec.project_dir, folder)
     with run.store.editing() as state:
         state.leave_issue(iid)
-
-
-def _link_environment(project: Path, tree: Path, folders: tuple[Path, ...]) -> None:
-    """Link the project's environment (its ``.venv``) into the worktree at the same place.
-
-    Why: git ignores it, so no worktree has it, and the project's test command names it
-    (``.venv/bin/python -m pytest``). The link points at the project's own folder, which
-    a slot's sandbox shows read-only. Only a path git ignores in the worktree is linked:
-    a link git would see could be committed.
-    """
-    for folder in folders:
-        relative = folder.relative_to(project)
-        link = tree / relative
-        if link.is_symlink() or link.exists():
-            continue
-        # A trailing slash: a pattern for folders (``.venv/``) matches a path not made yet.
-        if git.git(tree, "check-ignore", f"{relative}/", check=False):
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(folder, target_is_directory=True)
 
 
 def _work_left_out(project: Path, shas: list[str]) -> bool:

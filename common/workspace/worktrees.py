@@ -57,6 +57,15 @@ def add(repo: Path, path: Path, branch: str, base: str) -> None:
     git.git(repo, *args, writable=(path.parent,))
 
 
+def add_detached(repo: Path, path: Path, commit: str) -> None:
+    """Check out ``commit`` at ``path`` (a folder that must not exist) on no branch: a
+    scratch copy the harness tests and removes, never worked in."""
+    if path.exists():
+        raise GitError(f"worktree folder already exists: {pathnames.shown(bytes(path))}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    git.git(repo, "worktree", "add", "--detach", str(path), commit, writable=(path.parent,))
+
+
 def remove(repo: Path, path: Path) -> None:
     """Remove the worktree at ``path`` (whatever it holds) and forget it; absent: nothing.
 

@@ -19,6 +19,7 @@ from agent.core import (
     integrity,
     model_words,
     prompts,
+    slot_baselines,
     trace,
 )
 from agent.core.desk import StopRun
@@ -176,8 +177,9 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     files, held = await held_files.hold(run, changes.files, project)
     new_files = set(files) & await agit.untracked(project)
     # The gates run before the commit, so the commit can say what the work is.
+    baseline = await slot_baselines.settle(run, seat)  # a slot's: measured beside the session
     tests = await seat.tests()
-    blocking = blocking_failures(work.baseline, tests) if tests is not None else []
+    blocking = blocking_failures(baseline, tests) if tests is not None else []
     checks = failing_checks(state.check_baseline, await seat.checks())
     shas = list(work.commits)
     waiting = held_files.merge_held(work.held, files, held)
@@ -215,8 +217,8 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         # The issue's own files (every session's), not just this one's: a test the issue
         # wrote in an earlier session and still fails is unfinished work, no regression.
         issue_files = set(files) | new_files | await agit.off_loop(_files_of, project, shas)
-        regression = newly_failing(work.baseline, tests, issue_files)
-        regression += fewer_passing(work.baseline, tests)
+        regression = newly_failing(baseline, tests, issue_files)
+        regression += fewer_passing(baseline, tests)
     verdict = SessionVerdict(
         session=session_number,
         accepted=accepted,
