@@ -40,6 +40,7 @@ from agent.core.runner import run_to_end
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
+from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox import layout as sandbox_layout
@@ -239,21 +240,26 @@ async def run_agent(
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
+    webhook = agent_webhook(info.spec.notify, os.environ, log)
     with tracing(trace_path(files), secret_values):
-        return await _run(
-            files,
-            info,
-            state,
-            tracker,
-            project_env,
-            log,
-            credentials,
-            key,
-            secrecy,
-            bwrap,
-            places,
-            worktrees or paths.worktrees_dir(files.root),
-        )
+        async with announcing_end(webhook, files) as ended:
+            outcome = await _run(
+                files,
+                info,
+                state,
+                tracker,
+                project_env,
+                log,
+                credentials,
+                key,
+                secrecy,
+                bwrap,
+                places,
+                worktrees or paths.worktrees_dir(files.root),
+                webhook,
+            )
+            ended.outcome = outcome
+        return outcome
 
 
 async def _run(
@@ -269,6 +275,7 @@ async def _run(
     bwrap: Path | None,
     places: ProtectedPlaces,
     worktrees: Path,
+    webhook: Webhook | None,
 ) -> tuple[Outcome, str]:
     async with (
         model_environment(info.spec, log, credentials, files) as access,
@@ -316,6 +323,7 @@ async def _run(
             command_wrap=launch.wrap,
             layout_keeper=launch.keeper,
             worktrees=worktrees,
+            webhook=webhook,
         )
         return await run_to_end(run)
 

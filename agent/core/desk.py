@@ -13,15 +13,17 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from agent.core import slot_plan, trace
+from agent.core import patience, slot_plan, trace
 from agent.core.log import AgentLog
 from agent.core.policy import audit
 from agent.core.run_state import StateStore
 from agent.core.secrecy import Secrecy
+from agent.core.webhook import Event, Webhook, body
 from common import decision_mac
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType
+from common.schemas.notify import CheckpointTimeout
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace import checkpoints
 from common.workspace.decisions import default_decision, waits_for_person
@@ -49,6 +51,12 @@ class Desk:
     """Redacts checkpoints before they are written (``None``: nothing to hide)."""
     auto_accept_floor: int = 0
     """The newest auto-accept setting seen; an older one put back is a forgery."""
+    timeout: CheckpointTimeout | None = None
+    """Reminders and what a checkpoint nobody answers comes to (``None``: it waits)."""
+    webhook: Webhook | None = None
+    """Told of each waiting checkpoint, reminder and timeout (``None``: the log only)."""
+    agent: str = ""
+    """The agent's name in the webhook's messages."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     async def ask(
@@ -91,9 +99,7 @@ class Desk:
             checkpoint = await self._opened(await build(checkpoint_id))
         if checkpoint.status == "pending":
             self.log(f"waiting for a decision on {checkpoint.id}")
-            checkpoint = await checkpoints.wait_for_signed_decision(
-                self.files, checkpoint, self.decision_key, self.forgery
-            )
+            checkpoint = await self._waited(checkpoint)
         checkpoints.record(self.files, checkpoint)
         trace.decision(checkpoint)
         decision = checkpoint.decision
@@ -102,6 +108,58 @@ class Desk:
         why = f": {decision.reason}" if decision.reason else ""
         self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{why}")
         return checkpoint
+
+    async def _waited(self, shown: Checkpoint) -> Checkpoint:
+        """``shown`` decided by a client, or by its timeout (``checkpoint_timeout``).
+
+        Raises:
+            StopRun: nobody answered in time and the timeout stops the agent (``then:
+                stop``, or a checkpoint that always asks a person); it stays pending, so
+                ``harness resume`` asks it again and its clock starts again.
+        """
+        self._announce("checkpoint_waiting", shown, 0.0)
+        decided = asyncio.ensure_future(
+            checkpoints.wait_for_signed_decision(self.files, shown, self.decision_key, self.forgery)
+        )
+        try:
+            if self.timeout is None:
+                return await decided
+            found = await patience.wait_patiently(
+                decided, self.timeout, lambda waited: self._remind(shown, waited)
+            )
+            return found if found is not None else await self._timed_out(shown, decided)
+        finally:
+            decided.cancel()
+
+    def _remind(self, shown: Checkpoint, waited_s: float) -> None:
+        """Announce ``shown`` again: the log line the TUI marks ⚑, and the webhook."""
+        self.log(f"waiting for a decision on {shown.id} for {waited_s / 60:.1f} min (reminder)")
+        self._announce("checkpoint_reminder", shown, waited_s)
+
+    async def _timed_out(
+        self, shown: Checkpoint, decided: asyncio.Future[Checkpoint]
+    ) -> Checkpoint:
+        """Nobody answered in time: decide with the default, signed like auto-accept's,
+        unless a person's answer got there first (one decision either way), or stop."""
+        timeout = self.timeout
+        assert timeout is not None
+        waited = timeout.minutes * 60
+        self._announce("checkpoint_timeout", shown, waited)
+        for_person = waits_for_person(shown)
+        if patience.outcome(timeout, for_person) == "stop":
+            reason = patience.stop_reason(timeout, shown, for_person)
+            self.log(reason)
+            raise StopRun(reason)
+        decision = default_decision(shown, "timeout").model_copy(
+            update={"rule": patience.rule(timeout)}
+        )
+        if not checkpoints.decide_pending(self.files, shown, decision, self.decision_key):
+            self.log(f"{shown.id} was answered as its timeout fell: the answer stands")
+        return await decided
+
+    def _announce(self, event: Event, shown: Checkpoint, waited_s: float) -> None:
+        if self.webhook is not None:
+            self.webhook.send(body(event, self.agent, shown, waited_s=waited_s))
 
     def _logged(self, checkpoint_id: str) -> Checkpoint | None:
         """A slot's checkpoint decided before a kill, its effect not yet applied, whose

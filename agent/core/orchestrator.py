@@ -32,6 +32,7 @@ from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.session_retries import SessionRunner, Sessions
 from agent.core.tools import SessionReports
+from agent.core.webhook import Webhook
 from agent.tracker.base import IssueTracker
 from common import decision_mac, paths
 from common.paths import WorkspaceFiles
@@ -98,12 +99,14 @@ class Run:
         command_wrap: CommandWrap | None = None,
         layout_keeper: LayoutKeeper | None = None,
         worktrees: Path | None = None,
+        webhook: Webhook | None = None,
     ) -> Run:
         """Compose a run from the workspace, the state and how sessions reach the model.
 
         ``decision_key`` defaults to the key on disk (read once, held in memory: only
         client-signed decisions count); ``command_wrap`` puts the project's test command
-        in the sessions' sandbox (``None`` when the spec turns the sandbox off).
+        in the sessions' sandbox (``None`` when the spec turns the sandbox off);
+        ``webhook`` hears of waiting checkpoints, reminders and timeouts.
         """
         key = decision_key if decision_key is not None else decision_mac.load_key()
         project = info.spec.project_dir
@@ -116,7 +119,16 @@ class Run:
             log=log,
             project_env=project_env,
             store=store,
-            desk=Desk(files, store, log, key, secrecy=secrecy),
+            desk=Desk(
+                files,
+                store,
+                log,
+                key,
+                secrecy=secrecy,
+                timeout=info.spec.checkpoint_timeout,
+                webhook=webhook,
+                agent=files.root.name,
+            ),
             ledger=ledger,
             gates=GateRunner(
                 project_env,

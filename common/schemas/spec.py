@@ -9,6 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
+from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import OutboundSettings
 from common.schemas.policy import PolicySettings
 from common.schemas.quality import QualitySettings
@@ -82,6 +83,12 @@ class AgentSpec(StrictModel):
     """The outbound review: more protected paths (added to the defaults and to the
     repository's), the file size limit and the issue's diff budget (these override the
     repository's ``.harness.json``)."""
+    checkpoint_timeout: CheckpointTimeout | None = None
+    """A checkpoint nobody answers: reminded of, then decided with its default or the
+    agent stops (``None``: it waits for a person however long)."""
+    notify: NotifyTargets | None = None
+    """A webhook for waiting checkpoints, reminders, timeouts and the agent's end (its
+    URL, or ``env:NAME`` read from the agent's environment at start)."""
 
     @field_validator("spec_file", "project_dir", "playbook")
     @classmethod

@@ -104,6 +104,26 @@ def answer(
     return result
 
 
+def decide_pending(
+    files: WorkspaceFiles, shown: Checkpoint, decision: AnyDecision, key: bytes
+) -> bool:
+    """The agent's own decision (its timeout) on ``shown``, unless a client answered first.
+
+    Under the answer lock like :func:`answer`, so a person's answer at the same moment
+    either wins (``False``: nothing written) or comes second and is refused. It decides
+    the agent's copy ``shown``, never the file's (the model may have rewritten that);
+    a decided file without a valid MAC is no answer and is overwritten.
+    """
+    with locked(files.checkpoint_lock):
+        found = current(files)
+        if _is_decided(found, shown.id):
+            assert found is not None
+            if decision_mac.decision_problem(key, files.root, shown, found) is None:
+                return False
+        write_model(files.checkpoint, CheckpointFile(signed(key, files, decided(shown, decision))))
+    return True
+
+
 async def wait_for_decision(files: WorkspaceFiles, checkpoint_id: str) -> Checkpoint:
     """Block until the checkpoint ``checkpoint_id`` is decided and return it.
 

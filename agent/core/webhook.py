@@ -1,0 +1,247 @@
+"""The webhook channel: a JSON POST per waiting checkpoint, reminder, timeout and end.
+
+Off the event loop and out of the agent's way: each POST runs in a daemon thread with
+a short timeout, is retried with backoff, and a failure is logged once (until a POST
+succeeds again), never raised. A dead receiver costs the run a thread, not a second.
+The body carries only what a person's chat may show: the checkpoint's one-line
+summary is escaped (its text may quote the model), the URL's secrets stay out of logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from common.errors import HarnessError
+from common.paths import WorkspaceFiles
+from common.schemas.checkpoint import Checkpoint
+from common.schemas.notify import ENV_PREFIX, NotifyTargets, webhook_problem
+from common.untrusted_text import printable_line
+from common.workspace import checkpoints
+from common.workspace.checkpoint_issue import issue_of
+
+Event = Literal["checkpoint_waiting", "checkpoint_reminder", "checkpoint_timeout", "agent_ended"]
+
+#: Seconds one POST may take; attempts, and the pause before the second (doubled after).
+POST_TIMEOUT_S = 3.0
+ATTEMPTS = 3
+BACKOFF_S = 0.5
+#: The longest a summary is sent: a chat line, not the checkpoint.
+SUMMARY_CHARS = 200
+
+
+class WebhookError(HarnessError):
+    """The webhook setting cannot be used (one line)."""
+
+
+def resolve(targets: NotifyTargets | None, environ: Mapping[str, str]) -> str | None:
+    """The webhook URL to POST to, ``env:NAME`` read from ``environ``; ``None``: no webhook.
+
+    Raises:
+        WebhookError: the variable is unset, or its value is not an http(s) URL.
+    """
+    raw = targets.webhook if targets is not None else None
+    if raw is None or not raw.startswith(ENV_PREFIX):
+        return raw
+    name = raw.removeprefix(ENV_PREFIX)
+    url = environ.get(name, "").strip()
+    if not url:
+        raise WebhookError(f"the webhook's environment variable {name} is not set")
+    problem = webhook_problem(url)
+    if problem is not None:
+        raise WebhookError(f"{name}: {problem}")
+    return url
+
+
+def shown_url(url: str) -> str:
+    """``https://hooks.example.com/…``: the URL as a log may show it (its path is often the
+    secret of an incoming webhook)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.hostname}/…"
+
+
+def summary(checkpoint: Checkpoint) -> str:
+    """The checkpoint's question on one line, escaped and cut short."""
+    line = printable_line(checkpoint.to_decide)
+    return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + "…"
+
+
+def _waited_text(waited_s: float) -> str:
+    minutes = waited_s / 60
+    return f"{waited_s:.0f} s" if minutes < 1 else f"{minutes:.0f} min"
+
+
+def body(
+    event: Event,
+    agent: str,
+    checkpoint: Checkpoint | None,
+    *,
+    waited_s: float | None = None,
+    link: str | None = None,
+    ended: str | None = None,
+) -> dict[str, Any]:
+    """The JSON posted for ``event``; ``text`` is the line a chat tool shows as it is.
+
+    ``ended``: the agent's outcome (``agent_ended``).
+    """
+    issue = issue_of(checkpoint) if checkpoint is not None else None
+    line = summary(checkpoint) if checkpoint is not None else None
+    name = printable_line(agent)
+    if checkpoint is None:
+        text = f"{name} ended: {printable_line(ended or '?')}"
+    else:
+        about = f" (issue #{issue})" if issue is not None else ""
+        kind = checkpoint.type.value
+        waited = _waited_text(waited_s or 0.0)
+        text = {
+            "checkpoint_waiting": f"⚑ {name} waits at {kind}{about}: {line}",
+            "checkpoint_reminder": f"⚑ {name} still waits at {kind}{about} after {waited}: {line}",
+            "checkpoint_timeout": f"⏱ {name}: nobody answered {kind}{about} in {waited}",
+            "agent_ended": f"{name} ended at {kind}{about}",
+        }[event]
+    if link is not None:
+        text += f" — {link}"
+    return {
+        "event": event,
+        "agent": agent,
+        "issue": issue,
+        "checkpoint": (
+            {"id": checkpoint.id, "type": checkpoint.type.value} if checkpoint is not None else None
+        ),
+        "summary": line,
+        "waited_s": round(waited_s, 1) if waited_s is not None else None,
+        "outcome": ended,
+        "link": link,
+        "text": text,
+    }
+
+
+class Webhook:
+    """POSTs bodies to one URL, each in its own thread; never raises, never blocks."""
+
+    def __init__(
+        self,
+        url: str,
+        log: Callable[[str], None],
+        *,
+        timeout_s: float = POST_TIMEOUT_S,
+        attempts: int = ATTEMPTS,
+        backoff_s: float = BACKOFF_S,
+    ) -> None:
+        self.url = url
+        self._log = log
+        self._timeout_s = timeout_s
+        self._attempts = attempts
+        self._backoff_s = backoff_s
+        self._threads: list[threading.Thread] = []
+        self._failing = False
+        self._lock = threading.Lock()
+
+    def send(self, payload: dict[str, Any]) -> None:
+        """POST ``payload`` in the background."""
+        thread = threading.Thread(target=self._post, args=(payload,), name="webhook", daemon=True)
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
+        thread.start()
+
+    def drain(self, within_s: float) -> None:
+        """Wait at most ``within_s`` in all for the POSTs under way (the agent's end)."""
+        deadline = time.monotonic() + within_s
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _post(self, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        problem = ""
+        for attempt in range(self._attempts):
+            if attempt:
+                time.sleep(self._backoff_s * 2 ** (attempt - 1))
+            request = urllib.request.Request(
+                self.url,
+                data=data,
+                method="POST",
+                headers={"Content-Type": "application/json", "User-Agent": "coding-harness"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=self._timeout_s) as response:
+                    response.read(1024)
+            except urllib.error.HTTPError as e:
+                problem = f"HTTP {e.code}"
+            except (urllib.error.URLError, OSError, ValueError) as e:
+                reason = getattr(e, "reason", e)
+                problem = str(reason) or type(e).__name__
+            else:
+                self._failed(None)
+                return
+        self._failed(f"{payload['event']} not delivered after {self._attempts} attempts: {problem}")
+
+    def _failed(self, problem: str | None) -> None:
+        """Log the first failure of a run of failures; a success ends the run."""
+        with self._lock:
+            first = problem is not None and not self._failing
+            self._failing = problem is not None
+        if first:
+            self._log(f"webhook {shown_url(self.url)}: {problem} (further failures not logged)")
+
+
+#: The longest the agent's end waits for its last POSTs (then it exits without them).
+END_DRAIN_S = 5.0
+
+
+def agent_webhook(
+    targets: NotifyTargets | None, environ: Mapping[str, str], log: Callable[[str], None]
+) -> Webhook | None:
+    """The agent's webhook from the spec's ``notify``, its URL resolved now (at start).
+
+    Raises:
+        WebhookError: ``env:NAME`` names an unset variable or a value not http(s).
+    """
+    url = resolve(targets, environ)
+    if url is None:
+        return None
+    log(f"webhook: {shown_url(url)} hears of waiting checkpoints, reminders, timeouts, the end")
+    return Webhook(url, log)
+
+
+@dataclass
+class Ending:
+    """The agent's outcome, filled in by the run (``stopped`` until it returns)."""
+
+    outcome: tuple[str, str] = ("stopped", "stopped by signal")
+
+
+@contextlib.asynccontextmanager
+async def announcing_end(webhook: Webhook | None, files: WorkspaceFiles) -> AsyncIterator[Ending]:
+    """Post ``agent_ended`` when the block ends, however (a failure, a stop, a signal).
+
+    Names the checkpoint still waiting, if the agent stopped at one; waits at most
+    :data:`END_DRAIN_S` (off the loop) for the POSTs under way.
+    """
+    ending = Ending()
+    try:
+        yield ending
+    except HarnessError as e:
+        ending.outcome = ("failed", str(e))
+        raise
+    finally:
+        if webhook is not None:
+            try:
+                waiting = checkpoints.pending(files)
+            except HarnessError:
+                waiting = None
+            outcome, reason = ending.outcome
+            told = f"{outcome}: {reason}" if reason else outcome
+            webhook.send(body("agent_ended", files.root.name, waiting, ended=told))
+            await asyncio.to_thread(webhook.drain, END_DRAIN_S)

@@ -1,0 +1,301 @@
+"""The webhook channel and checkpoint timeouts on a real desk, to a real local receiver.
+
+The receiver is :mod:`http.server` on 127.0.0.1 (port 0) in a thread; decisions by a
+person are signed by the real client code (:mod:`agent.control.answer`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from agent.control import answer
+from agent.core.desk import StopRun
+from agent.core.webhook import Webhook, WebhookError, announcing_end, body, resolve, shown_url
+from common import decision_mac
+from common.schemas.checkpoint import Checkpoint, CheckpointType, IssueClosureCheckpoint
+from common.schemas.notify import CheckpointTimeout, NotifyTargets
+from common.schemas.outbound import Finding, FindingKind, FlaggedFile
+from common.workspace import checkpoints
+from common.workspace.decisions import default_decision, reject_decision
+from tests.core.checkpoint_samples import closure, mr_transition
+from tests.core.runs import logged, make_run
+
+FIELDS = {"event", "agent", "issue", "checkpoint", "summary", "waited_s", "link", "text"}
+
+
+class Receiver:
+    """A local webhook receiver: records each JSON body; answers ``statuses`` in turn, then 200."""
+
+    def __init__(self, statuses: list[int] | None = None) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.statuses = list(statuses or [])
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                data = json.loads(self.rfile.read(length))
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                if status == 200:
+                    receiver.bodies.append(data)
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook/secret-path"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def events(self) -> list[str]:
+        return [entry["event"] for entry in self.bodies]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    found = Receiver()
+    found.thread.start()
+    yield found
+    found.server.shutdown()
+    found.server.server_close()
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def until(condition: Any, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the condition never held")
+        await asyncio.sleep(0.02)
+
+
+# --- the URL rules ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["file:///etc/passwd", "ftp://example.com/x", "javascript:alert(1)", "http:///nohost", "x"],
+)
+def test_only_http_and_https_urls(url: str) -> None:
+    with pytest.raises(ValidationError, match="webhook"):
+        NotifyTargets(webhook=url)
+
+
+@pytest.mark.parametrize("name", ["env:", "env:1A", "env:A-B", "env:A B"])
+def test_env_must_name_a_variable(name: str) -> None:
+    with pytest.raises(ValidationError, match="environment variable"):
+        NotifyTargets(webhook=name)
+
+
+def test_an_env_url_is_read_from_the_environment() -> None:
+    targets = NotifyTargets(webhook="env:TEAM_HOOK")
+    assert resolve(targets, {"TEAM_HOOK": "https://chat.example/hooks/x"}) == (
+        "https://chat.example/hooks/x"
+    )
+    with pytest.raises(WebhookError, match="TEAM_HOOK is not set"):
+        resolve(targets, {})
+    with pytest.raises(WebhookError, match="not file"):
+        resolve(targets, {"TEAM_HOOK": "file:///etc/passwd"})
+    assert resolve(None, {}) is None
+    assert resolve(NotifyTargets(webhook="https://a.example/h"), {}) == "https://a.example/h"
+
+
+def test_a_log_never_shows_the_urls_path() -> None:
+    assert shown_url("https://hooks.example.com/services/T0/B0/secret") == (
+        "https://hooks.example.com/…"
+    )
+
+
+# --- the body --------------------------------------------------------------------------
+
+
+def hostile_closure() -> Checkpoint:
+    shown = closure("issue_closure-3")
+    return shown.model_copy(update={"to_decide": "Close #1?\n/close \x1b]0;pwned\x07\u202eevil"})
+
+
+def test_the_body_has_the_documented_fields_and_escapes_the_summary() -> None:
+    sent = body("checkpoint_reminder", "agent_1", hostile_closure(), waited_s=125.04)
+    assert set(sent) >= FIELDS
+    assert sent["issue"] == 1 and sent["waited_s"] == 125.0 and sent["link"] is None
+    assert sent["checkpoint"] == {"id": "issue_closure-3", "type": "issue_closure"}
+    for text in (sent["summary"], sent["text"]):
+        assert "\n" not in text and "\x1b" not in text and "\u202e" not in text
+    assert sent["text"].startswith("⚑ agent_1 still waits at issue_closure (issue #1) after 2 min")
+    ended = body("agent_ended", "agent_1", None, ended="done")
+    assert ended["checkpoint"] is None and ended["text"] == "agent_1 ended: done"
+    linked = body("checkpoint_waiting", "a", mr_transition(), link="http://h:1/")
+    assert linked["link"] == "http://h:1/" and linked["text"].endswith("— http://h:1/")
+
+
+# --- real desk, real receiver ----------------------------------------------------------
+
+
+def transition(checkpoint_id: str) -> Checkpoint:
+    return mr_transition(checkpoint_id)
+
+
+async def ask_transition(checkpoint_id: str) -> Checkpoint:
+    return transition(checkpoint_id)
+
+
+async def test_waiting_reminders_timeout_and_end_reach_the_receiver(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    run = make_run(tmp_path)
+    run.desk.timeout = CheckpointTimeout(minutes=0.01, then="default", remind_every_minutes=0.004)
+    run.desk.webhook = Webhook(receiver.url, run.log)
+    run.desk.agent = "agent_7"
+    async with announcing_end(run.desk.webhook, run.files) as ended:
+        decided = await asyncio.wait_for(
+            run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition), 20
+        )
+        ended.outcome = ("done", "")
+    decision = decided.decision
+    assert decision is not None and decision.approved
+    assert decision.decided_by == "timeout" and decision.rule == "timeout after 0.01 min: default"
+    key = run.desk.decision_key
+    shown = decided.model_copy(update={"status": "pending", "decision": None})
+    assert decision_mac.decision_problem(key, run.files.root, shown, decided) is None
+    assert checkpoints.history(run.files)[-1].decision == decision
+    await until(lambda: "agent_ended" in receiver.events())
+    assert receiver.events() == [
+        "checkpoint_waiting",
+        "checkpoint_reminder",
+        "checkpoint_reminder",
+        "checkpoint_timeout",
+        "agent_ended",
+    ]
+    for sent in receiver.bodies:
+        assert set(sent) >= FIELDS and sent["agent"] in ("agent_7", run.files.root.name)
+    waiting, first, second, timed_out, end = receiver.bodies
+    assert waiting["checkpoint"] == {"id": "mr_phase_transition-0", "type": "mr_phase_transition"}
+    assert waiting["waited_s"] == 0.0 and 0.2 <= first["waited_s"] < second["waited_s"] < 0.6
+    assert timed_out["waited_s"] == 0.6
+    assert end["outcome"] == "done" and end["checkpoint"] is None
+    text = logged(run)
+    assert "(reminder)" in text and "by timeout" in text
+
+
+async def test_then_stop_leaves_the_checkpoint_pending_and_a_resume_asks_it_again(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    run = make_run(tmp_path)
+    run.desk.timeout = CheckpointTimeout(minutes=0.005, then="stop")
+    run.desk.webhook = Webhook(receiver.url, run.log)
+    with pytest.raises(StopRun, match=r"nobody answered mr_phase_transition in 0\.005 min"):
+        async with announcing_end(run.desk.webhook, run.files):
+            await run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition)
+    assert checkpoints.pending(run.files) is not None
+    await until(lambda: "agent_ended" in receiver.events())
+    assert receiver.bodies[-1]["checkpoint"]["id"] == "mr_phase_transition-0"  # it waits there
+
+    run.desk.timeout = CheckpointTimeout(minutes=5, then="stop")  # resumed: the clock again
+    asked = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition))
+    await until(lambda: receiver.events().count("checkpoint_waiting") == 2)
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    decided = await asyncio.wait_for(asked, 10)
+    assert decided.id == "mr_phase_transition-0"
+    assert decided.decision is not None and decided.decision.decided_by.startswith("cli:")
+
+
+def flagged_closure(checkpoint_id: str) -> Checkpoint:
+    shown = closure(checkpoint_id)
+    assert isinstance(shown, IssueClosureCheckpoint)
+    held = FlaggedFile(
+        path=".npmrc", findings=[Finding(kind=FindingKind.PROTECTED_PATH, reason="npm config")]
+    )
+    context = shown.context.model_copy(update={"flagged": [held]})
+    return shown.model_copy(update={"context": context})
+
+
+async def test_a_checkpoint_that_always_asks_stops_instead_of_a_default(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    run.desk.timeout = CheckpointTimeout(minutes=0.002, then="default")
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        return flagged_closure(checkpoint_id)
+
+    with pytest.raises(StopRun, match="always asks a person"):
+        await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build)
+    found = checkpoints.current(run.files)
+    assert found is not None and found.status == "pending" and found.decision is None
+
+
+async def test_a_persons_answer_at_the_timeout_wins_cleanly(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    await run.desk._opened(transition("mr_phase_transition-0"))
+    shown = checkpoints.current(run.files)
+    assert shown is not None
+    person = await asyncio.to_thread(answer.reject, run.files.root, "not yet")
+    late = default_decision(shown, "timeout").model_copy(update={"rule": "timeout after 1 min"})
+    assert not checkpoints.decide_pending(run.files, shown, late, run.desk.decision_key)
+    assert checkpoints.current(run.files) == person  # one decision, the person's
+
+
+async def test_a_forged_decision_is_no_answer_to_the_timeout(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    await run.desk._opened(transition("mr_phase_transition-0"))
+    shown = checkpoints.current(run.files)
+    assert shown is not None
+    forged = checkpoints.decided(shown, reject_decision(shown, "cli:someone", None))
+    checkpoints.write(run.files, forged)  # no MAC: what the model could write
+    mine = default_decision(shown, "timeout").model_copy(update={"rule": "timeout after 1 min"})
+    assert checkpoints.decide_pending(run.files, shown, mine, run.desk.decision_key)
+    found = checkpoints.current(run.files)
+    assert found is not None and found.decision is not None
+    assert found.decision.decided_by == "timeout"
+
+
+# --- a failing receiver costs the agent nothing ----------------------------------------
+
+
+async def test_a_500_then_ok_is_retried_and_delivered(tmp_path: Path) -> None:
+    flaky = Receiver(statuses=[500])
+    flaky.thread.start()
+    try:
+        lines: list[str] = []
+        hook = Webhook(flaky.url, lines.append, backoff_s=0.05)
+        hook.send(body("checkpoint_waiting", "a", mr_transition()))
+        await until(lambda: flaky.events() == ["checkpoint_waiting"])
+        assert lines == []
+    finally:
+        flaky.server.shutdown()
+        flaky.server.server_close()
+
+
+async def test_a_dead_receiver_neither_stops_nor_slows_the_agent(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    run.desk.webhook = Webhook(
+        f"http://127.0.0.1:{closed_port()}/hook/secret", run.log, backoff_s=0.05
+    )
+    started = time.monotonic()
+    asked = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition))
+    await until(lambda: checkpoints.pending(run.files) is not None)
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    decided = await asyncio.wait_for(asked, 10)
+    assert decided.decision is not None and decided.decision.approved
+    assert time.monotonic() - started < 5
+    run.desk.webhook.send(body("agent_ended", "a", None, ended="done"))
+    run.desk.webhook.drain(10)
+    said = [line for line in logged(run).splitlines() if "webhook" in line]
+    assert len(said) == 1, said  # logged once, not per event nor per attempt
+    assert "not delivered after 3 attempts" in said[0] and "secret" not in said[0]
