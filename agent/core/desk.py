@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agent.core import patience, slot_plan, trace
+from agent.core.decision_record import DecisionRecorder
 from agent.core.log import AgentLog
 from agent.core.policy import audit
 from agent.core.run_state import StateStore
@@ -57,6 +58,8 @@ class Desk:
     """Told of each waiting checkpoint, reminder and timeout (``None``: the log only)."""
     agent: str = ""
     """The agent's name in the webhook's messages."""
+    recorder: DecisionRecorder | None = None
+    """Writes each decision on the tracker once it is logged (``None``: the log only)."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     async def ask(
@@ -101,6 +104,8 @@ class Desk:
             self.log(f"waiting for a decision on {checkpoint.id}")
             checkpoint = await self._waited(checkpoint)
         checkpoints.record(self.files, checkpoint)
+        if self.recorder is not None:
+            await self.recorder.catch_up()
         trace.decision(checkpoint)
         decision = checkpoint.decision
         assert decision is not None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agent.core import integrity
+from agent.core.decision_record import DecisionRecorder
 from agent.core.desk import Desk
 from agent.core.fresh_trees import Harmless
 from agent.core.gate_runs import GateRunner
@@ -128,6 +129,7 @@ class Run:
                 timeout=info.spec.checkpoint_timeout,
                 webhook=webhook,
                 agent=files.root.name,
+                recorder=DecisionRecorder(files, store, log, tracker),
             ),
             ledger=ledger,
             gates=GateRunner(

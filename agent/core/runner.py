@@ -15,7 +15,24 @@ from common.schemas.agent_state import Phase
 
 
 async def run_to_end(run: Run) -> tuple[Outcome, str]:
-    """Drive the phase machine until DONE, FAILED or a pause."""
+    """Drive the phase machine until DONE, FAILED or a pause.
+
+    The decisions the tracker does not have yet (a write that failed, a kill before
+    it) are written at the start, at every decision, and at the end
+    (:mod:`agent.core.decision_record`).
+    """
+    await _record_decisions(run)
+    outcome = await _phases(run)
+    await _record_decisions(run)
+    return outcome
+
+
+async def _record_decisions(run: Run) -> None:
+    if run.desk.recorder is not None:
+        await run.desk.recorder.catch_up()
+
+
+async def _phases(run: Run) -> tuple[Outcome, str]:
     while run.state.phase not in phases.TERMINAL:
         handler = HANDLERS[run.state.phase]
         try:

@@ -132,6 +132,26 @@ def get_milestone(call: Call) -> tuple[int, Body]:
     return 200, entities.milestone(call.store, found)
 
 
+def update_milestone(call: Call) -> tuple[int, Body]:
+    """Change a milestone's title, description or state (GitLab runs no quick action in
+    a milestone's description)."""
+    project = call.project(REPORTER)
+    with call.store.lock:
+        found = call.store.milestone(int(call.args[1]))
+        if found is None or found.project_id != project.id:
+            raise not_found("Milestone")
+        title, description = call.text("title"), call.text("description")
+        if title is not None:
+            found.title = title
+        if description is not None:
+            found.description = description
+        event = call.text("state_event")
+        if event in ("close", "activate"):
+            found.state = "closed" if event == "close" else "active"
+        found.updated_at = now()
+        return 200, entities.milestone(call.store, found)
+
+
 # --- issues -----------------------------------------------------------------------------
 
 
@@ -450,6 +470,7 @@ ROUTES: list[tuple[str, tuple[str, ...], Endpoint]] = [
     ("GET", ("projects", P, "milestones"), list_milestones),
     ("POST", ("projects", P, "milestones"), create_milestone),
     ("GET", ("projects", P, "milestones", N), get_milestone),
+    ("PUT", ("projects", P, "milestones", N), update_milestone),
     ("GET", ("projects", P, "issues"), list_issues),
     ("POST", ("projects", P, "issues"), create_issue),
     ("GET", ("projects", P, "issues", N), get_issue),

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
+from common.schemas.decision_record import DecisionRecord
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 
-NoteKind = Literal["research", "dependencies", "handoff", "closure", "comment", "spec"]
+NoteKind = Literal["research", "dependencies", "handoff", "closure", "comment", "spec", "decision"]
 
 
 class IssueTracker(Protocol):
@@ -70,6 +71,12 @@ class IssueTracker(Protocol):
 
     async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
         """The open merge request for ``source_branch``, if any."""
+        ...
+
+    async def record_decision(self, record: DecisionRecord) -> str | None:
+        """Write a checkpoint decision where the work is, once per checkpoint id (a repeat
+        after a kill finds the first); where it went (``issue #3``, ``milestone``), or
+        ``None`` when there is no place for it yet (no milestone: it is written later)."""
         ...
 
 

@@ -12,6 +12,7 @@ from agent.tracker.base import NoteKind, with_dependencies
 from common.atomic import read_model, read_model_or_none, write_model
 from common.errors import TrackerError
 from common.schemas.base import utc_now
+from common.schemas.decision_record import DecisionRecord
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 from common.schemas.milestone import FileMilestone
 
@@ -130,6 +131,17 @@ class FileTracker:
         if record is not None and record.source_branch == source_branch:
             return record
         return None
+
+    async def record_decision(self, record: DecisionRecord) -> str | None:
+        """Into the milestone file's ``decisions``, once per checkpoint id (``None``:
+        no milestone file yet; the decision is written once there is one)."""
+        milestone = read_model_or_none(self.path, FileMilestone)
+        if milestone is None:
+            return None
+        if all(kept.checkpoint_id != record.checkpoint_id for kept in milestone.decisions):
+            decisions = [*milestone.decisions, record]
+            self._save(milestone.model_copy(update={"decisions": decisions}))
+        return "milestone file"
 
     def _load(self) -> FileMilestone:
         if not self.path.exists():

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.tracker.base import IssueTracker, NoteKind
+from common.schemas.decision_record import DecisionRecord
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 from common.untrusted_text import printable, printable_line
 
@@ -80,6 +81,20 @@ class RedactingTracker:
 
     async def find_merge_request(self, source_branch: str) -> MergeRequestRecord | None:
         return await self._inner.find_merge_request(source_branch)
+
+    async def record_decision(self, record: DecisionRecord) -> str | None:
+        """The record with its words (the choice names files, the reason is a person's)
+        through ``clean`` and escaped on one line each."""
+        return await self._inner.record_decision(
+            record.model_copy(
+                update={
+                    "choice": self._line(record.choice),
+                    "decided_by": self._line(record.decided_by),
+                    "rule": None if record.rule is None else self._line(record.rule),
+                    "reason": None if record.reason is None else self._line(record.reason),
+                }
+            )
+        )
 
     def _text(self, text: str) -> str:
         """Secrets out, then every unsafe character escaped (lines kept)."""

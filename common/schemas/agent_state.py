@@ -169,6 +169,9 @@ class AgentState(StrictModel):
     """Every commit the harness made on the feature branch; each must stay on it."""
     dismissed_checkpoints: list[str] = Field(default_factory=list)
     """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
+    decisions_on_tracker: list[str] = Field(default_factory=list)
+    """Checkpoint ids whose decision is written on the tracker (the others in the log are
+    written at the next decision: :mod:`agent.core.decision_record`)."""
     failure: str | None = None
     broken: bool = False
     """The run failed because the project's own tests cannot run (exit state "broken")."""

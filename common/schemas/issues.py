@@ -55,7 +55,7 @@ class IssueDraft(StrictModel):
 class IssueNote(StrictModel):
     """A comment on an issue: research, dependencies, or a session handoff."""
 
-    kind: Literal["research", "dependencies", "handoff", "closure", "comment", "spec"]
+    kind: Literal["research", "dependencies", "handoff", "closure", "comment", "spec", "decision"]
     body: str
     created_at: datetime = Field(default_factory=utc_now)
 

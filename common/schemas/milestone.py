@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
+from common.schemas.decision_record import DecisionRecord
 from common.schemas.issues import MergeRequestRecord, TrackedIssue
 
 
@@ -20,4 +21,6 @@ class FileMilestone(StrictModel):
     state: Literal["active", "closed"] = "active"
     issues: list[TrackedIssue] = Field(default_factory=list)
     merge_request: MergeRequestRecord | None = None
+    decisions: list[DecisionRecord] = Field(default_factory=list)
+    """Every checkpoint decision of the run, once each (by checkpoint id), oldest first."""
     created_at: datetime = Field(default_factory=utc_now)

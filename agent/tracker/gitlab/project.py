@@ -36,6 +36,12 @@ class ProjectApi:
         data = {"title": title, "description": inert(description)}
         return _attrs(self.project.milestones.create(data))
 
+    def milestone(self, milestone_id: int) -> Attrs:
+        return _attrs(self.project.milestones.get(milestone_id))
+
+    def update_milestone(self, milestone_id: int, data: Attrs) -> Attrs:
+        return dict(self.project.milestones.update(milestone_id, _inert_description(data)))
+
     def milestone_issues(self, milestone: str) -> list[Attrs]:
         issues = self.project.issues.list(
             milestone=milestone, state="all", get_all=True, order_by="created_at", sort="asc"

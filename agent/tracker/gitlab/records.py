@@ -26,6 +26,7 @@ _NOTE_KINDS: tuple[NoteKind, ...] = (
     "closure",
     "comment",
     "spec",
+    "decision",
 )
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Literal
 
 from agent.tracker.base import NoteKind, with_dependencies
+from agent.tracker.decision_text import decision_key, with_milestone_line
+from agent.tracker.decision_text import note as decision_note
 from agent.tracker.gitlab.calls import Calls, Log
 from agent.tracker.gitlab.client import Client
 from agent.tracker.gitlab.project import ProjectApi
@@ -32,6 +34,7 @@ from agent.tracker.retry import GitLabApiError, RetryPolicy
 from common.atomic import read_model_or_none, write_model
 from common.errors import GitError, StateFileError, TrackerError
 from common.schemas.base import utc_now
+from common.schemas.decision_record import DecisionRecord
 from common.schemas.gitlab_milestone import GitLabApiStats, GitLabMilestone
 from common.schemas.issues import IssueDraft, IssueNote, MergeRequestRecord, TrackedIssue
 from common.workspace import git
@@ -195,7 +198,54 @@ class GitLabTracker:
 
     async def add_note(self, iid: int, kind: NoteKind, body: str) -> IssueNote:
         """Comment on an issue; the same note (kind and text) on the same issue is made once."""
-        key = note_key(iid, kind, body)
+        return await self._note(iid, note_key(iid, kind, body), body)
+
+    async def record_decision(self, record: DecisionRecord) -> str | None:
+        """A decision about an issue: a note on that issue. About the run as a whole: a
+        line in the milestone's description.
+
+        Why the milestone and not the merge request: every run-level checkpoint is
+        asked before the merge request exists (mr_review, the last, decides whether to
+        create it), so the MR never exists when one is decided; the MR's description
+        lists all of them in its traceability section instead. GitLab milestones have
+        no notes; their description is what the milestone page shows, next to the
+        milestone's issues, and the API can change it (a PUT of the whole text, which
+        is safe to send again). An issue GitLab no longer has (404) falls back to the
+        milestone too, so one deleted issue never holds back the decisions after it.
+        Both are written once per checkpoint id: the note by its hidden key, the line
+        by its hidden marker, each looked for before writing.
+        """
+        milestone = self._milestone or await self._find_milestone(self.settings.milestone_title)
+        if milestone is None:
+            return None
+        self._milestone = milestone
+        if record.issue is not None:
+            try:
+                await self._note(
+                    record.issue, decision_key(record.checkpoint_id), decision_note(record)
+                )
+                return f"issue #{record.issue}"
+            except GitLabApiError as e:
+                if e.kind != "not_found":
+                    raise
+        api = await self._api()
+        calls = self._calls()
+        number = int(milestone["id"])
+        found = await calls.get("read the milestone", lambda: api.milestone(number))
+        text = found.get("description") or ""
+        wanted = with_milestone_line(text, record)
+        if wanted != text:
+            data = {"description": wanted}
+            found = await calls.get(
+                f"record decision {record.checkpoint_id} on the milestone",
+                lambda: api.update_milestone(number, data),
+            )
+        self._milestone = found
+        self._save_mirror()
+        return "milestone"
+
+    async def _note(self, iid: int, key: str, body: str) -> IssueNote:
+        """The note ``body`` on issue ``iid``, made once under ``key`` (looked for first)."""
         api = await self._api()
 
         def find() -> Attrs | None:

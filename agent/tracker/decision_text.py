@@ -1,0 +1,85 @@
+"""A checkpoint decision as Markdown for GitLab: an issue's note, a line of the milestone.
+
+Why here, apart from the trackers: the text is the same wherever it goes, and every
+value in it is escaped on one line (:func:`common.untrusted_text.printable_line`) with
+``<`` shown as ``&lt;``, so nothing in a reason or a file name can open an HTML comment
+(the hidden markers that make each record once), a tag, or a line of its own (GitLab
+quick actions are neutralised later, for every text sent: :mod:`.gitlab.inert_text`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from common.schemas.decision_record import DecisionRecord
+from common.untrusted_text import printable_line
+
+MILESTONE_HEADING = "## Checkpoint decisions (recorded by the harness)"
+"""The milestone description's section of the run-level decisions."""
+
+
+def inline(text: str) -> str:
+    """``text`` safe inside one Markdown line: escaped, no ``<`` or ``|`` acting."""
+    return printable_line(text).replace("<", "&lt;").replace("|", "\\|")
+
+
+def decision_key(checkpoint_id: str) -> str:
+    """The idempotency key of a decision's note (``note-decision-…``: its kind is named
+    in it, as for the other notes)."""
+    return f"note-decision-{_digest(checkpoint_id)}"
+
+
+def milestone_marker(checkpoint_id: str) -> str:
+    """The hidden marker ending a decision's line in the milestone description."""
+    return f"<!-- harness:decision={_digest(checkpoint_id)} -->"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def when(record: DecisionRecord) -> str:
+    return record.decided_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def who(record: DecisionRecord) -> str:
+    """``cli:alice`` (a person), or the rule's author: ``auto-accept``, ``timeout``."""
+    return inline(record.decided_by)
+
+
+def note(record: DecisionRecord) -> str:
+    """The note on the issue a checkpoint was about."""
+    lines = [
+        f"**Checkpoint decision: {record.checkpoint_type.value}** "
+        f"(`{inline(record.checkpoint_id)}`)",
+        "",
+        f"- Decision: {inline(record.choice)}",
+        f"- Decided by: {who(record)}",
+        f"- Rule: {inline(record.rule) if record.rule else 'none (a person answered)'}",
+    ]
+    if record.reason:
+        lines.append(f"- Reason: {inline(record.reason)}")
+    lines += [f"- When: {when(record)}", "", "_Recorded by the coding harness from its log._"]
+    return "\n".join(lines)
+
+
+def milestone_line(record: DecisionRecord) -> str:
+    """One line of the milestone description's decisions, ending with its marker."""
+    rule = f"; rule: {inline(record.rule)}" if record.rule else ""
+    reason = f"; reason: {inline(record.reason)}" if record.reason else ""
+    return (
+        f"- {when(record)} · **{record.checkpoint_type.value}** "
+        f"(`{inline(record.checkpoint_id)}`): {inline(record.choice)} by {who(record)}"
+        f"{rule}{reason} {milestone_marker(record.checkpoint_id)}"
+    )
+
+
+def with_milestone_line(description: str, record: DecisionRecord) -> str:
+    """``description`` with the decision's line added to its decisions section (made at
+    the end the first time); unchanged when the line is there already."""
+    if milestone_marker(record.checkpoint_id) in description:
+        return description
+    body = description.rstrip()
+    if MILESTONE_HEADING not in body:
+        body = f"{body}\n\n{MILESTONE_HEADING}\n" if body else f"{MILESTONE_HEADING}\n"
+    return f"{body.rstrip()}\n{milestone_line(record)}\n"
