@@ -164,6 +164,22 @@ def token_found_in(token: str, *roots: Path) -> list[Path]:
     return hits
 
 
+def assert_the_traceability(description: str, spec: AgentSpec) -> None:
+    """The MR's traceability names every ``feat`` commit's short SHA and every issue, each
+    in its row of the table (harness facts: the state's commits, git, the tracker)."""
+    table = description.split("## Traceability (from the harness's records)\n")[1]
+    rows = table.split("\n\n")[0].splitlines()[2:]
+    feats = git(spec.project_dir, "log", "--format=%h %s", f"main..{BRANCH}").splitlines()
+    feats = [line.split()[0] for line in feats if line.split()[1].startswith("feat(#")]
+    assert len(feats) == 3, feats
+    for sha in feats:
+        assert any(f"`{sha}`" in row for row in rows), (sha, rows)
+    for iid in (1, 2, 3):
+        assert any(f"| #{iid} " in row for row in rows), (iid, rows)
+    assert "### Decisions that shaped the run" in description
+    assert "| issue_closure | #1 | approve | auto-accept |" in description
+
+
 def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: WorkspaceFiles) -> None:
     store = server.store
     assert [(m.title, m.state) for m in store.milestones] == [("textkit-helpers", "active")]
@@ -183,10 +199,17 @@ def assert_the_demo_state(server: LocalGitLab, spec: AgentSpec, files: Workspace
         for i in issues
     }
     assert kinds == {
-        1: ["spec", "closure"],
-        2: ["spec", "research", "dependencies", "closure"],
-        3: ["spec", "closure"],
+        1: ["spec", "decision", "closure"],
+        2: ["spec", "research", "dependencies", "decision", "closure"],
+        3: ["spec", "decision", "closure"],
     }
+    for issue in issues:  # each closure's decision on its issue, who decided it and why
+        (record,) = [
+            n.body
+            for n in store.notes
+            if n.issue_iid == issue.iid and "Checkpoint decision: issue_closure" in n.body
+        ]
+        assert "- Decision: approve\n- Decided by: auto-accept\n" in record, record
     project = store.projects[0]
     local_head = git(spec.project_dir, "rev-parse", BRANCH)
     assert git(project.repo, "rev-parse", f"refs/heads/{BRANCH}") == local_head
@@ -211,6 +234,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
     mr = store.merge_requests[0]
     assert (mr.source_branch, mr.target_branch, mr.state) == (BRANCH, "main", "opened")
     assert "## Verification" in mr.description and "## Agent Evidence" in mr.description
+    assert_the_traceability(mr.description, spec)
 
     faults = server.faults
     assert set(faults.injected) == {"429", "500", "timeout", "drop", "late"}
@@ -340,7 +364,7 @@ def test_harness_demo_gitlab_reports_what_the_server_holds(root: Path) -> None:
         "milestones: textkit-helpers (active)",
         "issues: 3 (3 closed, 0 open)",
         "[labels: complexity-low, enriched, time-estimate-1h] "
-        "[notes: spec, research, dependencies, closure]",
+        "[notes: spec, research, dependencies, decision, closure]",
         "merge requests: 1",
         f"!1 opened {BRANCH} → main",
         "with ## Verification",

@@ -12,6 +12,7 @@ from agent.core import (
     integrity,
     model_words,
     spec_sections,
+    traceability,
 )
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
@@ -31,6 +32,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.issues import TrackedIssue
 from common.schemas.outbound import FlaggedFile
+from common.workspace import checkpoints
 
 VERIFY_ATTEMPTS = 3
 VERIFY_PAUSE_S = 1.0
@@ -299,6 +301,13 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     stat = await agit.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
     changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
     gaps = coverage.gaps_lines(run.state.coverage) if run.state.coverage is not None else []
+    facts = await agit.off_loop(
+        traceability.commit_facts, project, spec.target_branch, run.state.harness_commits
+    )
+    sections = run.state.coverage.sections if run.state.coverage is not None else []
+    trace_section = traceability.section(
+        run.state, issues, checkpoints.history(run.files), facts, sections
+    )
     return (
         "".join(f"{line}\n" for line in gaps)
         + ("\n" if gaps else "")
@@ -310,7 +319,8 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         + "- Every closed issue passed the gates and was approved at issue_closure\n\n"
         + aside_text
         + held_files.approved_section(run.state.approved_changes)
-        + "\n## Agent Evidence\n"
+        + f"\n{trace_section}\n"
+        + "## Agent Evidence\n"
         + "".join(f"- Closes #{i.iid}: {i.title}\n" for i in closed)
         + f"\nCommits:\n{commit_lines}\n\n"
         + cost_section(run)
