@@ -240,7 +240,7 @@ async def run_agent(
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
-    webhook = agent_webhook(info.spec.notify, os.environ, log)
+    webhook = agent_webhook(info.spec.notify, state.notify, os.environ, log)
     with tracing(trace_path(files), secret_values):
         async with announcing_end(webhook, files) as ended:
             outcome = await _run(

@@ -25,6 +25,7 @@ from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.notify import ENV_PREFIX, NotifyTargets, webhook_problem
+from common.schemas.quality import SETTINGS_FILE
 from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
@@ -67,6 +68,11 @@ def shown_url(url: str) -> str:
     secret of an incoming webhook)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.hostname}/…"
+
+
+def shown_target(raw: str) -> str:
+    """A webhook setting as a person approves it: ``env:NAME`` as is, a URL as its host."""
+    return raw if raw.startswith(ENV_PREFIX) else shown_url(raw)
 
 
 def summary(checkpoint: Checkpoint) -> str:
@@ -126,11 +132,15 @@ def body(
 
 
 class Webhook:
-    """POSTs bodies to one URL, each in its own thread; never raises, never blocks."""
+    """POSTs bodies to one URL, each in its own thread; never raises, never blocks.
+
+    Without a URL it posts nothing: the repository's webhook is aimed only once a
+    person approved it at project_verification (:meth:`aim`).
+    """
 
     def __init__(
         self,
-        url: str,
+        url: str | None,
         log: Callable[[str], None],
         *,
         timeout_s: float = POST_TIMEOUT_S,
@@ -146,9 +156,23 @@ class Webhook:
         self._failing = False
         self._lock = threading.Lock()
 
+    def say(self, line: str) -> None:
+        """One line in the agent's log."""
+        self._log(line)
+
+    def aim(self, url: str) -> None:
+        """Post to ``url`` from now on (a webhook approved while the agent runs)."""
+        self.url = url
+        self._log(f"webhook: {shown_url(url)} hears of waiting checkpoints, reminders, the end")
+
     def send(self, payload: dict[str, Any]) -> None:
-        """POST ``payload`` in the background."""
-        thread = threading.Thread(target=self._post, args=(payload,), name="webhook", daemon=True)
+        """POST ``payload`` in the background (nothing without a URL)."""
+        url = self.url
+        if url is None:
+            return
+        thread = threading.Thread(
+            target=self._post, args=(url, payload), name="webhook", daemon=True
+        )
         with self._lock:
             self._threads = [t for t in self._threads if t.is_alive()]
             self._threads.append(thread)
@@ -162,14 +186,14 @@ class Webhook:
         for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
 
-    def _post(self, payload: dict[str, Any]) -> None:
+    def _post(self, url: str, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
         problem = ""
         for attempt in range(self._attempts):
             if attempt:
                 time.sleep(self._backoff_s * 2 ** (attempt - 1))
             request = urllib.request.Request(
-                self.url,
+                url,
                 data=data,
                 method="POST",
                 headers={"Content-Type": "application/json", "User-Agent": "coding-harness"},
@@ -183,17 +207,19 @@ class Webhook:
                 reason = getattr(e, "reason", e)
                 problem = str(reason) or type(e).__name__
             else:
-                self._failed(None)
+                self._failed(url, None)
                 return
-        self._failed(f"{payload['event']} not delivered after {self._attempts} attempts: {problem}")
+        self._failed(
+            url, f"{payload['event']} not delivered after {self._attempts} attempts: {problem}"
+        )
 
-    def _failed(self, problem: str | None) -> None:
+    def _failed(self, url: str, problem: str | None) -> None:
         """Log the first failure of a run of failures; a success ends the run."""
         with self._lock:
             first = problem is not None and not self._failing
             self._failing = problem is not None
         if first:
-            self._log(f"webhook {shown_url(self.url)}: {problem} (further failures not logged)")
+            self._log(f"webhook {shown_url(url)}: {problem} (further failures not logged)")
 
 
 #: The longest the agent's end waits for its last POSTs (then it exits without them).
@@ -201,18 +227,42 @@ END_DRAIN_S = 5.0
 
 
 def agent_webhook(
-    targets: NotifyTargets | None, environ: Mapping[str, str], log: Callable[[str], None]
-) -> Webhook | None:
-    """The agent's webhook from the spec's ``notify``, its URL resolved now (at start).
+    spec: NotifyTargets | None,
+    approved: NotifyTargets | None,
+    environ: Mapping[str, str],
+    log: Callable[[str], None],
+) -> Webhook:
+    """The agent's webhook, its URL resolved now (at start): the spec's ``notify``, else
+    the repository's as a person approved it at project_verification (``approved``, from
+    the state; never the file as it is now). Without either it posts nothing until
+    :func:`aim_approved` aims it.
 
     Raises:
         WebhookError: ``env:NAME`` names an unset variable or a value not http(s).
     """
-    url = resolve(targets, environ)
-    if url is None:
-        return None
-    log(f"webhook: {shown_url(url)} hears of waiting checkpoints, reminders, timeouts, the end")
-    return Webhook(url, log)
+    hook = Webhook(None, log)
+    url = resolve(spec if spec is not None and spec.webhook else approved, environ)
+    if url is not None:
+        hook.aim(url)
+    return hook
+
+
+def aim_approved(
+    hook: Webhook | None, approved: NotifyTargets | None, environ: Mapping[str, str]
+) -> None:
+    """Aim an unaimed ``hook`` at the repository's webhook a person just approved (the
+    spec's, when it has one, came first). A variable unset or not http(s) is logged in
+    one line: the agent goes on without it.
+    """
+    if hook is None or hook.url is not None:
+        return
+    try:
+        url = resolve(approved, environ)
+    except WebhookError as e:
+        hook.say(f"webhook from {SETTINGS_FILE} not used: {e}")
+        return
+    if url is not None:
+        hook.aim(url)
 
 
 @dataclass

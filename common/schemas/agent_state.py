@@ -15,6 +15,7 @@ from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import TestRun
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft
+from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import ApprovedChange, OutboundSettings
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
@@ -145,6 +146,9 @@ class AgentState(StrictModel):
     outbound: OutboundSettings | None = None
     """The outbound review's settings, recorded at project_verification (``None``: a
     state from before them; the defaults)."""
+    notify: NotifyTargets | None = None
+    """The repository's ``.harness.json`` webhook as a person approved it at
+    project_verification (``None``: none approved); never read from the file again."""
     last_test_run: TestRun | None = None
     """The latest run of the test suite on the work tree (by the gates, the baselines or
     before the merge request): reused while the work tree is unchanged."""

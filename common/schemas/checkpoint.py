@@ -18,6 +18,7 @@ from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import FileChoice, Finding, FlaggedFile, OutboundSettings
 from common.schemas.spend import Spend
 
@@ -206,6 +207,9 @@ class ProjectVerificationContext(StrictModel):
     outbound: OutboundSettings | None = None
     """The outbound review's settings as shown to the person: recorded as approved, never
     read again after the decision (``None``: a checkpoint from before they were carried)."""
+    notify: NotifyTargets | None = None
+    """The repository's ``.harness.json`` webhook as shown to the person (``what_happened``
+    names its host or variable): recorded as approved, never read again after."""
 
 
 class SpecToIssuesContext(StrictModel):

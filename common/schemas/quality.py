@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from common.schemas.base import StrictModel
+from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import OutboundSettings
 
 SETTINGS_FILE = ".harness.json"
@@ -33,3 +34,6 @@ class RepoSettings(StrictModel):
     outbound: OutboundSettings | None = None
     """Protected paths and limits of the outbound review (read once, at
     project_verification: the model may write this file later)."""
+    notify: NotifyTargets | None = None
+    """The project's webhook (read once, at project_verification, and used only as the
+    person approved it there; the spec's ``notify`` wins)."""

@@ -21,9 +21,24 @@ from pydantic import ValidationError
 
 from agent.control import answer
 from agent.core.desk import StopRun
-from agent.core.webhook import Webhook, WebhookError, announcing_end, body, resolve, shown_url
+from agent.core.stages.initializer import project_verification
+from agent.core.webhook import (
+    Webhook,
+    WebhookError,
+    agent_webhook,
+    aim_approved,
+    announcing_end,
+    body,
+    resolve,
+    shown_url,
+)
 from common import decision_mac
-from common.schemas.checkpoint import Checkpoint, CheckpointType, IssueClosureCheckpoint
+from common.schemas.checkpoint import (
+    Checkpoint,
+    CheckpointType,
+    IssueClosureCheckpoint,
+    ProjectVerificationCheckpoint,
+)
 from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import Finding, FindingKind, FlaggedFile
 from common.workspace import checkpoints
@@ -299,3 +314,49 @@ async def test_a_dead_receiver_neither_stops_nor_slows_the_agent(tmp_path: Path)
     said = [line for line in logged(run).splitlines() if "webhook" in line]
     assert len(said) == 1, said  # logged once, not per event nor per attempt
     assert "not delivered after 3 attempts" in said[0] and "secret" not in said[0]
+
+
+# --- the repository's webhook: only as approved at project_verification ----------------
+
+
+async def test_the_repositorys_webhook_is_used_only_as_approved_at_project_verification(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    run = make_run(tmp_path)
+    project = run.spec.project_dir
+    settings = project / ".harness.json"
+    settings.write_text(json.dumps({"notify": {"webhook": receiver.url}}))
+    run.desk.webhook = agent_webhook(run.spec.notify, run.state.notify, {}, run.log)
+    assert run.desk.webhook.url is None  # nothing approved yet: project_verification is quiet
+
+    verifying = asyncio.create_task(project_verification(run))
+    await until(lambda: checkpoints.pending(run.files) is not None, 30)
+    shown = checkpoints.pending(run.files)
+    assert isinstance(shown, ProjectVerificationCheckpoint)
+    assert shown.context.notify == NotifyTargets(webhook=receiver.url)
+    host_line = "webhook from .harness.json: http://127.0.0.1/… will hear of"
+    assert any(line.startswith(host_line) for line in shown.what_happened), shown.what_happened
+    # Rewritten while the person reads: another receiver. What counts is what was shown.
+    settings.write_text(json.dumps({"notify": {"webhook": "http://127.0.0.1:9/elsewhere"}}))
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    await asyncio.wait_for(verifying, 30)
+    assert run.state.notify == shown.context.notify
+    assert run.desk.webhook.url == receiver.url
+    assert receiver.events() == []  # the checkpoint that approved it was before it
+
+    # A resumed agent takes the approved one from its state, never the file.
+    again = agent_webhook(None, run.state.notify, {}, run.log)
+    assert again.url == receiver.url
+    # The spec's own webhook wins over the repository's.
+    spec_hook = NotifyTargets(webhook="https://spec.example/h")
+    assert agent_webhook(spec_hook, run.state.notify, {}, run.log).url == "https://spec.example/h"
+
+
+async def test_a_rejected_or_unset_repository_webhook_posts_nothing(tmp_path: Path) -> None:
+    run = make_run(tmp_path)
+    hook = agent_webhook(None, None, {}, run.log)
+    aim_approved(hook, NotifyTargets(webhook="env:E2E_UNSET_HOOK_VARIABLE"), {})
+    assert hook.url is None
+    assert "webhook from .harness.json not used: the webhook's environment variable" in logged(run)
+    hook.send(body("agent_ended", "a", None, ended="done"))  # no URL: nothing, no thread
+    hook.drain(0.1)

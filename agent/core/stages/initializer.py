@@ -8,6 +8,7 @@ from agent.core import agit, faultpoints, gates, integrity, model_words, presets
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
 from agent.core.scope_change import scope_changes, scope_diff
+from agent.core.webhook import aim_approved, shown_target
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
 from common import dependencies
 from common.errors import ProjectBrokenError, SessionError
@@ -31,7 +32,9 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft, TrackedIssue
+from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import OutboundSettings, merged
+from common.schemas.quality import SETTINGS_FILE
 
 
 async def project_verification(run: Run) -> None:
@@ -80,6 +83,7 @@ async def project_verification(run: Run) -> None:
         if uncommitted:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
         outbound = outbound_settings(run)
+        notify = repo_notify(run)
         context = ProjectVerificationContext(
             project_dir=str(project),
             current_branch=await agit.current_branch(project),
@@ -93,6 +97,7 @@ async def project_verification(run: Run) -> None:
             uncommitted=uncommitted,
             warnings=warnings,
             outbound=outbound,
+            notify=notify,
         )
         done = [
             f"{project} is a git repository; target branch {spec.target_branch} exists",
@@ -111,6 +116,11 @@ async def project_verification(run: Run) -> None:
             f"{outbound.max_diff_lines:,} lines or {outbound.max_diff_files} files, "
             f"{len(outbound.protected_paths)} protected path(s) besides the defaults"
         )
+        if notify is not None and notify.webhook is not None:
+            done.append(
+                f"webhook from {SETTINGS_FILE}: {shown_target(notify.webhook)} will hear of "
+                "waiting checkpoints (their one-line summary), reminders, timeouts and the end"
+            )
         return ProjectVerificationCheckpoint(
             id=checkpoint_id,
             what_happened=done,
@@ -140,6 +150,8 @@ async def project_verification(run: Run) -> None:
             state.project_env_variables = run.project_env.variables
             # What the person approved, not the file as it is now: read once, in build().
             state.outbound = context.outbound or outbound_settings(run)
+            state.notify = context.notify
+        aim_approved(run.desk.webhook, context.notify, os.environ)
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
@@ -153,6 +165,16 @@ def outbound_settings(run: Run) -> OutboundSettings:
     here only, and recorded in the state)."""
     repo = presets.load_repo_settings(run.spec.project_dir)
     return merged(run.spec.outbound, repo.outbound if repo is not None else None)
+
+
+def repo_notify(run: Run) -> NotifyTargets | None:
+    """The repository's webhook as ``.harness.json`` says it now, before any session, to
+    be shown and approved at project_verification (``None``: none, or the spec names its
+    own, which wins). Never read again: the model may write that file later."""
+    if run.spec.notify is not None and run.spec.notify.webhook is not None:
+        return None
+    repo = presets.load_repo_settings(run.spec.project_dir)
+    return repo.notify if repo is not None else None
 
 
 async def _check_baseline(run: Run, commands: dict[str, str]) -> dict[str, TestRun]:
