@@ -223,7 +223,7 @@ class Webhook:
 
 
 #: The longest the agent's end waits for its last POSTs (then it exits without them).
-END_DRAIN_S = 5.0
+END_DRAIN_S = 3.0
 
 
 def agent_webhook(
