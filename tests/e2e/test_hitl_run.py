@@ -71,6 +71,7 @@ async def test_human_answers_every_checkpoint_and_a_reject_leads_to_a_new_propos
         CheckpointType.REGRESSION_APPROVAL,
         CheckpointType.BUDGET_REACHED,
         CheckpointType.ENRICHMENT_SCOPE,  # the demo's enrichment keeps its issue's scope
+        CheckpointType.MERGE_CONFLICT,  # one issue at a time: no branch to merge
     }
     enrichment = next(e for e in history if e.type is CheckpointType.ISSUE_ENRICHMENT)
     assert isinstance(enrichment.decision, EnrichmentDecision)
@@ -84,6 +85,19 @@ async def test_human_answers_every_checkpoint_and_a_reject_leads_to_a_new_propos
     assert [i.state for i in milestone.issues] == ["closed"] * 3
     assert not any("enriched" in i.labels for i in milestone.issues)
     assert milestone.merge_request is not None
+    # Each decision in the milestone file once, in the log's order, the person's reason kept.
+    assert [d.checkpoint_id for d in milestone.decisions] == [e.id for e in history]
+    assert all(d.decided_by.startswith("cli:") and d.rule is None for d in milestone.decisions)
+    rejected = next(d for d in milestone.decisions if not d.approved)
+    assert (rejected.choice, rejected.reason) == (
+        "reject",
+        "split nothing, but say why word_count is special",
+    )
+    closures = [d for d in milestone.decisions if d.checkpoint_type == "issue_closure"]
+    assert sorted(d.issue or 0 for d in closures) == [1, 2, 3]
+    described = milestone.merge_request.description
+    assert "## Traceability (from the harness's records)" in described
+    assert "| issue_selection | — | approve: issue #3 | cli:" in described
     subjects = git.git(spec.project_dir, "log", "--format=%s", "main..HEAD").splitlines()
     assert subjects[-1].startswith("feat(#3): ")  # the chosen issue was implemented first
     tests = subprocess.run(
