@@ -82,14 +82,24 @@ def spec_json(
 
 
 def run_to_the_end(home: Path, spec: dict[str, object]) -> tuple[WorkspaceFiles, str]:
-    """``harness run --auto-accept --wait`` of ``spec``: its workspace and the agent's log."""
+    """``harness run --auto-accept`` of ``spec`` to its end, a person approving what
+    auto-accept leaves to one (a regression): its workspace and the agent's log."""
     specs = home / "specs.json"
     specs.write_text(json.dumps([spec]))
-    ran = harness("run", "--auto-accept", "--wait", "--specs", f"@{specs}")
+    started = harness("run", "--auto-accept", "--specs", f"@{specs}")
+    assert started.returncode == 0, started.stdout + started.stderr
     workspace = WorkspaceFiles(next((Path(str(spec["project_dir"])) / ".claude-agent").iterdir()))
+    asyncio.run(approve_what_waits(workspace))
     log = all_logs(workspace)
-    assert ran.returncode == 0, ran.stdout + ran.stderr + log
+    assert "agent ended: done" in log, log[-3000:]
     return workspace, log
+
+
+async def approve_what_waits(files: WorkspaceFiles) -> None:
+    """Approve (the default) each checkpoint that waits for a person, until the agent
+    run by the daemon ends."""
+    while (pending := await next_checkpoint(files, logged_its_end(files))) is not None:
+        answer.approve(files.root, None, None, checkpoint_id=pending.id)
 
 
 def all_logs(workspace: WorkspaceFiles) -> str:
@@ -112,12 +122,12 @@ def coding_prompts(workspace: WorkspaceFiles, iid: int) -> list[str]:
 
 
 def assert_all_merged_once(
-    project: Path, workspace: WorkspaceFiles, titles: list[str], wip: int = 0
+    project: Path, workspace: WorkspaceFiles, titles: list[str], wip: int = 0, tests: int = 0
 ) -> str:
     """DONE; every issue closed, its feat commit (and ``wip`` work-in-progress commits
     in all) and one merge commit on the feature branch, its branch merged, no worktree
-    left and the project's tests passing there. Returns the feature branch's
-    ``calc/units.py``."""
+    left and the project's tests passing there (``tests`` of them; by default the base
+    test and one per issue). Returns the feature branch's ``calc/units.py``."""
     state = read_model(workspace.state, AgentState)
     assert state.phase is Phase.DONE, state.failure
     milestone = read_model(workspace.milestone, FileMilestone)
@@ -138,15 +148,15 @@ def assert_all_merged_once(
     for iid in range(1, len(titles) + 1):
         assert f"{feature}-issue-{iid}" in merged.splitlines(), merged
     assert git.git(project, "worktree", "list").count("\n") == 0, "every worktree removed"
-    tests = subprocess.run(
+    ran = subprocess.run(
         [str(project / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=project,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert f"{len(titles) + 1} passed" in tests.stdout, tests.stdout
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert f"{tests or len(titles) + 1} passed" in ran.stdout, ran.stdout
     return (project / "calc" / "units.py").read_text()
 
 
@@ -455,3 +465,29 @@ async def test_killed_after_a_person_chose_redo_the_issue_is_redone_once(
     assert f"resuming checkpoint {asked[0].id} (decided)" in log, log[-3000:]
     if point.startswith("slot.restarted"):
         assert "its branch was reset by a redo cut short; merging again" in log
+
+
+def test_two_issues_that_merge_cleanly_but_break_each_other_are_fixed_by_a_third(
+    daemon_home: Path,
+) -> None:
+    """No conflict git can see: "Count the units" writes ``COUNT = 1`` in its own file,
+    true on its branch; merged next to "List grams" it is wrong. The merges succeed, the
+    run's last test run fails, and the regression is filed as a third issue that a slot
+    works and merges; then the tests pass on the feature branch."""
+    project = units_project()
+    spec = spec_json(project, DATA / "conflict-count-spec.md", 2)
+
+    workspace, log = run_to_the_end(daemon_home, spec)
+
+    assert "merging conflicts" not in log
+    assert re.search(r"final tests: 1 failed, 2 passed", log), log[-3000:]
+    assert "regression filed as issue #3, worked on now" in log
+    titles = [
+        "List grams",
+        "Count the units",
+        "Regression before the merge request: tests/test_count.py::test_count",
+    ]
+    units = assert_all_merged_once(project, workspace, titles, tests=3)  # the fix adds none
+    assert units == 'UNITS = ["m", "g"]\n'
+    count = (project / "calc" / "count.py").read_text()
+    assert count == "from calc.units import UNITS\n\nCOUNT = len(UNITS)\n"
