@@ -8,8 +8,10 @@ recorded making (``AgentState.harness_commits``) that are on the branch, each ti
 its issue by the ``kind(#N):`` prefix the harness wrote in its subject, the tests are
 what git says those commits changed, the gate results are those of the issue_closure
 checkpoint a person (or a rule) approved, from the signed checkpoint log, and the cost
-is the harness's meter (``issue_spend``). Then the issues set aside, the flagged
-changes a person approved, and the decisions of the run (the checkpoint log).
+is the harness's meter (``issue_spend``). Then the issues set aside and the decisions
+of the run (the checkpoint log). The flagged changes a person approved are not repeated
+here: the description's own section just above lists each with who approved it
+(:func:`agent.core.stages.held_files.approved_section`).
 
 Titles, section names and file names are the model's or the spec's: every cell is
 escaped on one line with ``|`` and ``<`` made inert (:func:`agent.tracker.decision_text.
@@ -92,7 +94,7 @@ def section(
     commits: list[CommitFact],
     sections: list[str],
 ) -> str:
-    """The Markdown section: the table, then set aside, approved changes and decisions.
+    """The Markdown section: the table, then the issues set aside and the decisions.
 
     Args:
         state: the agent's state (drafts, spend, set aside, approved changes).
@@ -126,7 +128,7 @@ def section(
         "| spec section | issue | commits | tests added or changed | gates | cost |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
     )
-    return f"{HEADING}\n{table}\n" + _set_aside(state, issues) + _approved(state) + _decisions(log)
+    return f"{HEADING}\n{table}\n" + _set_aside(state, issues) + _decisions(log)
 
 
 def _row(
@@ -171,16 +173,6 @@ def _set_aside(state: AgentState, issues: list[TrackedIssue]) -> str:
         return "Issues set aside: none\n\n"
     listed = ", ".join(f"#{iid} {inline(titles.get(iid, ''))}".rstrip() for iid in state.set_aside)
     return f"Issues set aside for a person: {listed}\n\n"
-
-
-def _approved(state: AgentState) -> str:
-    if not state.approved_changes:
-        return "Flagged changes a person approved: none\n\n"
-    listed = "; ".join(
-        f"`{inline(change.path)}` by {inline(change.approved_by)} at {inline(change.where)}"
-        for change in state.approved_changes
-    )
-    return f"Flagged changes a person approved: {listed}\n\n"
 
 
 def _decisions(log: list[Checkpoint]) -> str:
