@@ -25,6 +25,7 @@ from typing import Any
 
 from common.errors import HarnessError
 from common.paths import harness_home
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import AnyDecision, Checkpoint
 
 KEY_NAME = "decision.key"
@@ -134,18 +135,25 @@ def decision_problem(
     return None
 
 
-def sign_auto_accept(key: bytes, workspace: Path, enabled: bool, serial: int) -> str:
-    """The MAC of the auto-accept switch of ``workspace``, the ``serial``-th setting."""
-    return _mac(
-        key,
-        {"kind": "auto_accept", "workspace": str(workspace), "enabled": enabled, "serial": serial},
-    )
+def sign_auto_accept(key: bytes, workspace: Path, rules: AutoAcceptRules, serial: int) -> str:
+    """The MAC of the auto-accept rules of ``workspace``, the ``serial``-th setting.
+
+    Rules alike for every type are signed as the old switch was (``enabled``), so a
+    workspace signed before the rules existed still counts; others sign their canonical
+    form (:class:`~common.schemas.auto_accept.AutoAcceptRules` has one per meaning).
+    """
+    payload: dict[str, Any] = {"kind": "auto_accept", "workspace": str(workspace)}
+    if rules.uniform:
+        payload["enabled"] = rules.default == "approve"
+    else:
+        payload["rules"] = rules.model_dump(mode="json")
+    return _mac(key, {**payload, "serial": serial})
 
 
 def auto_accept_valid(
-    key: bytes, workspace: Path, enabled: bool, serial: int, mac: str | None
+    key: bytes, workspace: Path, rules: AutoAcceptRules, serial: int, mac: str | None
 ) -> bool:
-    """Whether the switch as stored was set by a client."""
+    """Whether the rules as stored were set by a client."""
     if mac is None:
         return False
-    return hmac.compare_digest(sign_auto_accept(key, workspace, enabled, serial), mac)
+    return hmac.compare_digest(sign_auto_accept(key, workspace, rules, serial), mac)

@@ -42,9 +42,18 @@ def typed_path(text: str) -> Path:
 
 
 def mode(info: AgentInfo) -> str:
-    """``AUTO`` when checkpoints are answered with their defaults, ``HITL`` otherwise;
-    ``UNSANDBOXED`` added when its sessions run outside the OS sandbox."""
-    answers = "AUTO" if info.auto_accept else "HITL"
+    """``AUTO`` when checkpoints are answered with their defaults, ``HITL`` otherwise, a
+    ``*`` when some types differ (``rules`` names them); ``UNSANDBOXED`` added when its
+    sessions run outside the OS sandbox."""
+    rules = info.auto_accept_rules
+    answers = ("AUTO" if rules.default == "approve" else "HITL") + ("" if rules.uniform else "*")
+    return answers if info.sandboxed else f"{answers} UNSANDBOXED"
+
+
+def rules(info: AgentInfo) -> str:
+    """The auto-accept rules in a few words: ``AUTO``, ``HITL``, ``AUTO except issue_closure``;
+    ``UNSANDBOXED`` added as in :func:`mode`."""
+    answers = info.auto_accept_rules.compact()
     return answers if info.sandboxed else f"{answers} UNSANDBOXED"
 
 

@@ -20,6 +20,7 @@ from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
 from common.errors import DaemonError, HarnessError
 from common.paths import daemon_log_path
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.spec import AgentSpec
 from common.secrets import hide_secrets_from_proc
 from common.workspace.setup import validate_spec
@@ -69,7 +70,7 @@ def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[Ag
     if demo:
         specs.append(prepare_demo(None, auto_accept))
     if auto_accept:
-        specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
+        specs = [spec.model_copy(update={"auto_accept": AutoAcceptRules.on()}) for spec in specs]
     credentials = credentials_from(os.environ)
     for spec in specs:
         validate_spec(spec)

@@ -29,6 +29,7 @@ from common import help_text
 from common.credentials import credentials_from
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
+from common.schemas.auto_accept import AutoAcceptRules, parse_rules
 from common.schemas.base import utc_now
 from common.schemas.coverage import gaps_line
 from common.schemas.daemon_state import AgentStatus
@@ -89,7 +90,7 @@ async def cmd_run(args: argparse.Namespace) -> int:
     if args.parallel is not None:
         specs = with_parallel(specs, args.parallel)
     if args.auto_accept:
-        specs = [spec.model_copy(update={"auto_accept": True}) for spec in specs]
+        specs = [spec.model_copy(update={"auto_accept": AutoAcceptRules.on()}) for spec in specs]
     return await start_agents(specs, wait=args.wait, fresh=args.fresh)
 
 
@@ -232,9 +233,14 @@ async def cmd_remove(args: argparse.Namespace) -> int:
 
 
 async def cmd_auto_accept(args: argparse.Namespace) -> int:
+    """Set the rules (``on``, ``off``, or ``TYPE=approve|ask,…`` on top of those in force)
+    and print the rules now in force."""
+    parse_rules(args.mode)  # a typo is one line before anything is asked of the daemon
     async with DaemonClient.connect() as client:
-        info = await client.set_auto_accept(args.agent, args.mode == "on")
+        current = (await client.status(args.agent)).auto_accept_rules
+        info = await client.set_auto_accept(args.agent, parse_rules(args.mode, current))
     print(_one_line(info))
+    print(f"  auto-accept: {info.auto_accept_rules.text()}")
     return 0
 
 
@@ -285,7 +291,7 @@ LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE'} {'PHASE':<20} 
 def _one_line(info: AgentInfo) -> str:
     """One agent in the columns of :data:`LIST_HEADER`."""
     phase = info.phase.value if info.phase else "-"
-    mode = "AUTO" if info.auto_accept else "HITL"
+    mode = info.auto_accept_rules.compact()
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
     unsandboxed = "" if info.sandboxed else " [UNSANDBOXED]"
     gaps = gaps_line(info.coverage, info.set_aside)
@@ -428,9 +434,14 @@ def build_parser() -> argparse.ArgumentParser:
     reject.add_argument("agent")
     reject.add_argument("--reason", help="feedback for the next attempt")
     reject.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
-    auto = add("auto-accept", cmd_auto_accept, "switch auto-accept for an agent")
+    auto = add("auto-accept", cmd_auto_accept, "set an agent's auto-accept rules")
     auto.add_argument("agent")
-    auto.add_argument("mode", choices=("on", "off"))
+    auto.add_argument(
+        "mode",
+        metavar="on|off|TYPE=approve|ask,…",
+        help="on, off, or per checkpoint type (default= for the others), e.g. "
+        "issue_closure=ask,default=approve; entries change the rules in force",
+    )
     trace_commands.add_parsers(add)
     eval_command.add_parser(add)
     policy_command.add_parser(add)

@@ -221,6 +221,7 @@ async def guard(run: Run, where: str) -> None:
                 tracker=run.tracker.kind,
                 test_command=run.state.test_command,
                 warnings=found,
+                sandbox_changes=layout_changes(run),
             ),
         )
 

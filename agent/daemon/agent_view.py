@@ -17,6 +17,7 @@ from common.atomic import read_model_or_none
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import CheckpointFile, CheckpointType
 from common.schemas.daemon_state import AgentRecord, AgentStatus
 from common.schemas.exit_status import AgentExit, ExitState
@@ -53,6 +54,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     waiting = alive and checkpoint is not None and checkpoint.root.status == "pending"
     pending = checkpoint.root.type if waiting and checkpoint is not None else None
     issues = _issues(files)
+    rules: AutoAcceptRules = info.auto_accept if info is not None else record.spec.auto_accept
     closed, total = sum(issue.state == "closed" for issue in issues), len(issues)
     about = issue_of(checkpoint.root) if pending is not None and checkpoint is not None else None
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
@@ -67,7 +69,8 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         pid=record.pid,
         status=status,
         phase=_phase(state, pending),
-        auto_accept=info.auto_accept if info is not None else record.spec.auto_accept,
+        auto_accept=bool(rules),
+        auto_accept_rules=rules,
         pending_checkpoint=pending,
         started_at=record.started_at,
         reason=reason,

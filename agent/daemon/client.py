@@ -22,6 +22,7 @@ from agent.daemon.framing import encode_frame, read_frame
 from agent.daemon.home import checked_socket_path
 from common.errors import DaemonError, ProtocolError
 from common.paths import harness_home
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.daemon_state import PROTOCOL_VERSION
 from common.schemas.protocol import (
     MAX_FRAME_BYTES,
@@ -145,9 +146,11 @@ class DaemonClient:
         """Forget a finished agent; refused while it runs."""
         await self._call(RemoveRequest(id=next(self._ids), agent=name), OkReply)
 
-    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
-        """Switch auto-accept for one agent, from its next checkpoint on."""
-        request = SetAutoAcceptRequest(id=next(self._ids), agent=name, enabled=enabled)
+    async def set_auto_accept(self, name: str, rules: AutoAcceptRules | bool) -> AgentInfo:
+        """Set one agent's auto-accept rules (``True``/``False``: all or none), from its
+        next checkpoint on."""
+        chosen = AutoAcceptRules.model_validate(rules)
+        request = SetAutoAcceptRequest(id=next(self._ids), agent=name, rules=chosen)
         return (await self._call(request, AgentReply)).agent
 
     async def shutdown(self) -> None:

@@ -301,7 +301,7 @@ class DaemonServer:
                 supervisor.remove_agent(request.agent)
                 await connection.send(OkReply(id=request.id))
             case SetAutoAcceptRequest():
-                agent = await supervisor.set_auto_accept(request.agent, request.enabled)
+                agent = await supervisor.set_auto_accept(request.agent, request.chosen)
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case SubscribeRequest():
                 connection.subscribe(request.id, supervisor)

@@ -36,6 +36,7 @@ from common.credentials import check_credentials, without_credentials
 from common.errors import DaemonError, SecretsError
 from common.paths import WorkspaceFiles, daemon_state_path, numbered_workspace, workspace_number
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
@@ -293,10 +294,11 @@ class Supervisor:
         self._update_watched_folders()
         self._notify(info, removed=True)
 
-    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
-        """Switch auto-accept in the agent's workspace; it applies from its next checkpoint."""
+    async def set_auto_accept(self, name: str, rules: AutoAcceptRules) -> AgentInfo:
+        """Set the auto-accept rules in the agent's workspace; they apply from its next
+        checkpoint."""
         record = self._registry.resolve(name)
-        await asyncio.to_thread(set_auto_accept, record.workspace, enabled)
+        await asyncio.to_thread(set_auto_accept, record.workspace, rules)
         return self._refresh_one(record.name)
 
     # --- processes -------------------------------------------------------------------

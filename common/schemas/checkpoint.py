@@ -204,6 +204,10 @@ class ProjectVerificationContext(StrictModel):
     """Each quality check's run before any change (lint, type check…)."""
     uncommitted: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    sandbox_changes: list[str] = Field(default_factory=list)
+    """How the sandbox layout the project asks for differs from the one recorded (also
+    among ``warnings``); non-empty: a changed sandbox plan, which always waits for a
+    person whatever the auto-accept rules say."""
     outbound: OutboundSettings | None = None
     """The outbound review's settings as shown to the person: recorded as approved, never
     read again after the decision (``None``: a checkpoint from before they were carried)."""

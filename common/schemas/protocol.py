@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, TypeAdapter
 
 from common.credentials import check_names
 from common.schemas.agent_state import Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.coverage import SpecCoverage
@@ -80,7 +81,17 @@ class RemoveRequest(_Request):
 class SetAutoAcceptRequest(_Request):
     type: Literal["set_auto_accept"] = "set_auto_accept"
     agent: str
-    enabled: bool
+    enabled: bool = False
+    """All or nothing, as clients before the rules asked; ``rules`` wins when given."""
+    rules: AutoAcceptRules | None = None
+    """The rules to set, per checkpoint type."""
+
+    @property
+    def chosen(self) -> AutoAcceptRules:
+        """The rules this request sets."""
+        return (
+            self.rules if self.rules is not None else AutoAcceptRules.model_validate(self.enabled)
+        )
 
 
 class SubscribeRequest(_Request):
@@ -139,6 +150,9 @@ class AgentInfo(StrictModel):
     status: AgentStatus
     phase: Phase | None
     auto_accept: bool
+    """Some checkpoint type is answered without a person (``auto_accept_rules``)."""
+    auto_accept_rules: AutoAcceptRules = Field(default_factory=AutoAcceptRules.off)
+    """The auto-accept rules in the workspace, per checkpoint type."""
     pending_checkpoint: CheckpointType | None = None
     started_at: datetime
     reason: str = ""

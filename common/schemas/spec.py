@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
 from common.schemas.notify import CheckpointTimeout, NotifyTargets
@@ -45,8 +46,11 @@ class AgentSpec(StrictModel):
     """Do not run the project's test suite as a quality gate."""
     skip_regression: bool = False
     """Do not compare test results before and after each issue."""
-    auto_accept: bool = False
-    """Answer every checkpoint with its default decision (can be switched while running)."""
+    auto_accept: AutoAcceptRules = Field(default_factory=AutoAcceptRules.off)
+    """Which checkpoint types are answered with their default decision without a person:
+    ``true`` (all), ``false`` (none, the default) or ``{"default": "approve"|"ask",
+    "<checkpoint_type>": "approve"|"ask", …}``; changeable while running
+    (``harness auto-accept``). Some checkpoints always ask whatever it says."""
     max_iterations: int | None = Field(default=None, ge=1)
     """Upper bound on coding sessions; ``None`` means until every issue is closed."""
     model: str | None = None

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.spec import AgentSpec
 
@@ -19,10 +20,12 @@ class WorkspaceInfo(StrictModel):
     spec_slug: str
     feature_branch: str
     """The branch the agent creates from ``spec.target_branch`` and commits to."""
-    auto_accept: bool = False
-    """Per-agent switch; read at every checkpoint, so a change applies from the next one."""
+    auto_accept: AutoAcceptRules = Field(default_factory=AutoAcceptRules.off)
+    """Per-agent rules (a bool in workspaces written before them: all or nothing); read
+    at every checkpoint, so a change applies from the next one."""
     auto_accept_serial: int = 0
-    """How many times a client set the switch; an older setting put back is refused."""
+    """How many times a client set the rules; an older setting put back is refused."""
     auto_accept_mac: str | None = None
-    """The client's MAC over the switch and its serial; without a valid one it is off."""
+    """The client's MAC over the rules and their serial; without a valid one every
+    checkpoint asks."""
     created_at: datetime = Field(default_factory=utc_now)

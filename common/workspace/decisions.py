@@ -24,11 +24,13 @@ __all__ = [
 
 
 def waits_for_person(checkpoint: Checkpoint) -> list[str]:
-    """Why auto-accept must not answer ``checkpoint`` (empty: it may).
+    """Why no rule may answer ``checkpoint`` (empty: auto-accept or a timeout may).
 
-    A flagged change (the outbound review's findings at issue_closure and mr_review) is
-    never approved by default: the checkpoint stays pending, and a person is notified as
-    for any pending one.
+    These always ask a person, whatever the auto-accept rules say: a flagged change (the
+    outbound review's findings at issue_closure and mr_review), a regression
+    (regression_approval), a reached budget (budget_reached) and a changed sandbox plan
+    (project_verification raised by the integrity guard). The checkpoint stays pending,
+    and a person is notified as for any pending one.
     """
     return kind_of(checkpoint).waits_for_person(checkpoint)
 

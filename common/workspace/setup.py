@@ -13,6 +13,7 @@ from common import decision_mac
 from common.atomic import locked, read_model, read_model_or_none, write_model
 from common.errors import SpecError
 from common.paths import WORKSPACE_ROOT_NAME, WorkspaceFiles, numbered_workspace, spec_slug
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace import git
@@ -63,14 +64,13 @@ def prepare_workspace(spec: AgentSpec, number: int = 1) -> Path:
         shutil.copyfile(spec.spec_file, files.spec_copy)
     existing = read_model_or_none(files.info, WorkspaceInfo)
     if existing is None:
+        rules = AutoAcceptRules.model_validate(spec.auto_accept)
         info = WorkspaceInfo(
             spec=spec,
             spec_slug=spec_slug(spec.spec_file),
             feature_branch=feature_branch_name(spec, number),
-            auto_accept=spec.auto_accept,
-            auto_accept_mac=decision_mac.sign_auto_accept(
-                decision_mac.load_key(), root, spec.auto_accept, 0
-            ),
+            auto_accept=rules,
+            auto_accept_mac=decision_mac.sign_auto_accept(decision_mac.load_key(), root, rules, 0),
         )
         write_model(files.info, info)
     return root
@@ -81,12 +81,14 @@ def load_info(root: Path) -> WorkspaceInfo:
     return read_model(WorkspaceFiles(root).info, WorkspaceInfo)
 
 
-def set_auto_accept(root: Path, enabled: bool) -> WorkspaceInfo:
-    """Switch auto-accept for one agent; it applies from the next checkpoint.
+def set_auto_accept(root: Path, rules: AutoAcceptRules | bool) -> WorkspaceInfo:
+    """Set one agent's auto-accept rules (``True``/``False``: all or none); they apply
+    from the next checkpoint.
 
     Only clients call this (the daemon for ``harness auto-accept`` and the TUI): the
-    switch is signed with the decision key, so the agent trusts it.
+    rules are signed with the decision key, so the agent trusts them.
     """
+    chosen = AutoAcceptRules.model_validate(rules)
     files = WorkspaceFiles(root)
     key = decision_mac.load_key()
     with locked(files.info_lock):
@@ -94,9 +96,9 @@ def set_auto_accept(root: Path, enabled: bool) -> WorkspaceInfo:
         serial = info.auto_accept_serial + 1
         updated = info.model_copy(
             update={
-                "auto_accept": enabled,
+                "auto_accept": chosen,
                 "auto_accept_serial": serial,
-                "auto_accept_mac": decision_mac.sign_auto_accept(key, root, enabled, serial),
+                "auto_accept_mac": decision_mac.sign_auto_accept(key, root, chosen, serial),
             }
         )
         write_model(files.info, updated)

@@ -14,6 +14,7 @@ from agent.core.orchestrator import Run
 from agent.core.policy.audit import read_counts
 from common import decision_mac
 from common.paths import WorkspaceFiles
+from common.schemas.auto_accept import AutoAcceptRules, parse_rules
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
@@ -198,7 +199,7 @@ async def test_auto_accept_set_by_editing_the_workspace_file_is_ignored(run: Run
 
     asking = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build))
     await until(lambda: checkpoints.pending(run.files) is not None)
-    assert "forgery attempt: auto-accept switched on without a valid MAC" in logged(run)
+    assert "forgery attempt: auto-accept set to AUTO without a valid MAC" in logged(run)
     await asyncio.to_thread(answer.approve, run.files.root, None, None)
     await asyncio.wait_for(asking, 10)
     assert read_counts(run.files).forgeries == 1
@@ -220,8 +221,53 @@ async def test_auto_accept_switched_by_a_client_decides_signed(run: Run) -> None
 
 def test_an_older_auto_accept_setting_put_back_is_refused(run: Run) -> None:
     on = set_auto_accept(run.files.root, True)
-    assert run.desk.auto_accept_on(on) is True
-    assert run.desk.auto_accept_on(set_auto_accept(run.files.root, False)) is False
+    assert run.desk.rules_in_force(on) == AutoAcceptRules.on()
+    assert run.desk.rules_in_force(set_auto_accept(run.files.root, False)) == AutoAcceptRules.off()
     # the model wrote the earlier, signed "on" back
-    assert run.desk.auto_accept_on(on) is False
+    assert run.desk.rules_in_force(on) == AutoAcceptRules.off()
     assert "older auto-accept setting" in logged(run)
+
+
+async def test_auto_accept_rules_changed_by_editing_the_workspace_file_are_ignored(
+    run: Run,
+) -> None:
+    """A client signed "ask at mr_phase_transition"; a rewrite to approve it counts for nothing."""
+    signed = set_auto_accept(run.files.root, parse_rules("on,mr_phase_transition=ask"))
+    assert run.desk.rules_in_force(signed).for_type(CheckpointType.MR_PHASE_TRANSITION)[0] == "ask"
+    data = json.loads(run.files.info.read_text())
+    data["auto_accept"] = {"default": "approve"}  # same serial, same MAC
+    run.files.info.write_text(json.dumps(data))
+
+    async def build(checkpoint_id: str) -> Checkpoint:
+        return transition(checkpoint_id)
+
+    asking = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, build))
+    await until(lambda: checkpoints.pending(run.files) is not None)
+    assert "forgery attempt: auto-accept set to AUTO without a valid MAC" in logged(run)
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    decided = await asyncio.wait_for(asking, 10)
+    assert decided.decision is not None and decided.decision.decided_by.startswith("cli:")
+    assert read_counts(run.files).forgeries == 1
+
+
+def test_the_rules_mac_binds_each_type_and_the_serial(tmp_path: Path) -> None:
+    key = decision_mac.load_key(tmp_path)
+    rules = parse_rules("default=approve,issue_closure=ask")
+    mac = decision_mac.sign_auto_accept(key, tmp_path, rules, 3)
+    assert decision_mac.auto_accept_valid(key, tmp_path, rules, 3, mac)
+    for other, serial in [
+        (parse_rules("default=approve,mr_review=ask"), 3),
+        (AutoAcceptRules.on(), 3),
+        (rules, 4),
+    ]:
+        assert not decision_mac.auto_accept_valid(key, tmp_path, other, serial, mac)
+
+
+def test_a_workspace_switch_signed_before_the_rules_still_counts(tmp_path: Path) -> None:
+    """Old workspaces hold ``"auto_accept": true`` and a MAC over ``enabled``: both load."""
+    key = decision_mac.load_key(tmp_path)
+    old_mac = decision_mac._mac(
+        key, {"kind": "auto_accept", "workspace": str(tmp_path), "enabled": True, "serial": 2}
+    )
+    rules = AutoAcceptRules.model_validate(True)
+    assert decision_mac.auto_accept_valid(key, tmp_path, rules, 2, old_mac)

@@ -14,8 +14,10 @@ from agent.daemon.lifecycle import daemon_running
 from agent.daemon.procs import is_alive
 from agent.daemon.server import DaemonServer
 from common.atomic import read_model
+from common.decision_mac import load_key, sign_auto_accept
 from common.errors import DaemonError
 from common.paths import WorkspaceFiles, daemon_state_path, daemon_status_path, socket_path
+from common.schemas.auto_accept import AutoAcceptRules, parse_rules
 from common.schemas.daemon_state import AgentStatus, DaemonState
 from common.schemas.workspace import WorkspaceInfo
 
@@ -162,7 +164,16 @@ async def test_set_auto_accept_writes_the_workspace_and_answers_the_agent(
 
     assert switched.auto_accept is True
     info = read_model(WorkspaceFiles(agent.workspace).info, WorkspaceInfo)
-    assert info.auto_accept is True
+    assert info.auto_accept == AutoAcceptRules.on()
+
+    rules = parse_rules("issue_closure=ask", switched.auto_accept_rules)
+    ruled = await client.set_auto_accept("agent_1", rules)
+
+    assert ruled.auto_accept_rules.compact() == "AUTO except issue_closure"
+    info = read_model(WorkspaceFiles(agent.workspace).info, WorkspaceInfo)
+    assert (info.auto_accept, info.auto_accept_serial) == (rules, 2)
+    signed = sign_auto_accept(load_key(), agent.workspace, rules, 2)
+    assert info.auto_accept_mac == signed
 
 
 async def test_shutdown_stops_the_daemon_but_not_the_agents(

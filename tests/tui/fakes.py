@@ -13,6 +13,7 @@ from pathlib import Path
 
 from common.errors import DaemonError
 from common.schemas.agent_state import Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentEvent, AgentInfo
@@ -30,7 +31,7 @@ def agent_info(
     spec_name: str = "textkit-helpers.md",
     status: AgentStatus = AgentStatus.RUNNING,
     phase: Phase | None = Phase.CODING,
-    auto_accept: bool = False,
+    auto_accept: bool | AutoAcceptRules = False,
     pending: CheckpointType | None = None,
 ) -> AgentInfo:
     """An agent as the daemon would report it, with its files under ``workspace``."""
@@ -43,7 +44,8 @@ def agent_info(
         pid=4242 if status in (AgentStatus.RUNNING, AgentStatus.WAITING) else None,
         status=status,
         phase=phase,
-        auto_accept=auto_accept,
+        auto_accept=bool(AutoAcceptRules.model_validate(auto_accept)),
+        auto_accept_rules=AutoAcceptRules.model_validate(auto_accept),
         pending_checkpoint=pending,
         started_at=STARTED,
     )
@@ -109,8 +111,11 @@ class FakeLink:
         self.calls.append(("remove", name))
         self.push(self.agents[name], removed=True)
 
-    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
-        self.calls.append(("auto_accept", f"{name}={enabled}"))
-        info = self.agents[name].model_copy(update={"auto_accept": enabled})
+    async def set_auto_accept(self, name: str, rules: AutoAcceptRules | bool) -> AgentInfo:
+        chosen = AutoAcceptRules.model_validate(rules)
+        self.calls.append(("auto_accept", f"{name}={chosen.text()}"))
+        info = self.agents[name].model_copy(
+            update={"auto_accept": bool(chosen), "auto_accept_rules": chosen}
+        )
         self.push(info)
         return info

@@ -24,7 +24,10 @@ async def test_a_toggles_auto_accept_and_the_status_bar_follows(workspace: Path)
         await wait_until(pilot, lambda: "AUTO" in status_text(app), "AUTO in the status bar")
         await pilot.press("a")
         await wait_until(pilot, lambda: "HITL" in status_text(app), "HITL again")
-    assert link.calls == [("auto_accept", "agent_1=True"), ("auto_accept", "agent_1=False")]
+    assert link.calls == [
+        ("auto_accept", "agent_1=default=approve"),
+        ("auto_accept", "agent_1=default=ask"),
+    ]
 
 
 async def test_s_stops_the_selected_agent(workspace: Path) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import Input, Tree
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import CheckpointType, IssueClosureCheckpoint
 from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import AgentStatus
@@ -290,6 +291,7 @@ def cockpit_agents(home_projects: Path, gaps: SpecCoverage | None = None) -> lis
             "issues_closed": 2,
             "issues_total": 5,
             "auto_accept": True,
+            "auto_accept_rules": AutoAcceptRules.on(),
             "spend": Spend(sessions=7, tokens_in=1_540_000, tokens_out=61_000, cost_usd=2.9),
         }
     )

@@ -13,11 +13,13 @@ from textual import work
 from textual.screen import Screen
 
 from common.errors import HarnessError
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from tui import labels
 from tui.messages import AgentChanged
+from tui.modals.auto_accept_rules import AutoAcceptRulesScreen
 from tui.modals.confirm import ConfirmScreen
 from tui.services.link import AgentLink
 from tui.services.pending import LIVE
@@ -48,9 +50,24 @@ class AgentCommands(Screen[None]):
         return self.agents.get(name) if name is not None else None
 
     def action_toggle_auto_accept(self) -> None:
-        """Switch between AUTO and HITL for the selected agent (kept in its workspace)."""
+        """Switch between AUTO and HITL for the selected agent (kept in its workspace):
+        rules that approve anything become all HITL, all HITL becomes all AUTO."""
         if (info := self._need_selected()) is not None:
-            self._set_auto_accept(info.name, not info.auto_accept)
+            rules = AutoAcceptRules.off() if info.auto_accept else AutoAcceptRules.on()
+            self._set_auto_accept(info.name, rules)
+
+    def action_auto_accept_rules(self) -> None:
+        """Edit the selected agent's rules per checkpoint type; saved ones are signed by
+        the daemon like the switch."""
+        info = self._need_selected()
+        if info is None:
+            return
+
+        def saved(rules: AutoAcceptRules | None) -> None:
+            if rules is not None and rules != info.auto_accept_rules:
+                self._set_auto_accept(info.name, rules)
+
+        self.app.push_screen(AutoAcceptRulesScreen(info.name, info.auto_accept_rules), saved)
 
     def action_stop_agent(self) -> None:
         """Stop the selected agent; it can be started again and resumes."""
@@ -123,14 +140,19 @@ class AgentCommands(Screen[None]):
     # --- daemon commands (workers) -----------------------------------------------------
 
     @work(group="command")
-    async def _set_auto_accept(self, name: str, enabled: bool) -> None:
+    async def _set_auto_accept(self, name: str, rules: AutoAcceptRules) -> None:
         try:
-            info = await self.link.set_auto_accept(name, enabled)
+            info = await self.link.set_auto_accept(name, rules)
         except HarnessError as e:
             self.notify(str(e), title="Auto-accept", severity="error")
             return
         self.post_message(AgentChanged(info))
-        mode = "AUTO: checkpoints get their defaults" if enabled else "HITL: you answer"
+        if rules == AutoAcceptRules.on():
+            mode = "AUTO: checkpoints get their defaults"
+        elif rules == AutoAcceptRules.off():
+            mode = "HITL: you answer"
+        else:
+            mode = rules.compact()
         self.notify(f"{name} is {mode} from its next checkpoint on.")
 
     @work(group="command")

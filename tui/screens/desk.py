@@ -25,6 +25,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import TuiSettings
+from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
 from tui.modals.checkpoint_dialog import (
@@ -148,7 +149,9 @@ class CheckpointDesk:
         kind = item.checkpoint.type.value
         found = self._read_workspace(item)
         if found is not None and found.id == item.checkpoint.id and found.decision is not None:
-            return f"{kind} was decided by {found.decision.decided_by}"
+            decision = found.decision
+            rule = f" ({printable_line(decision.rule)})" if decision.rule else ""
+            return f"{kind} was decided by {printable_line(decision.decided_by)}{rule}"
         info = self._agents.get(item.agent)
         if info is not None and info.status not in LIVE:
             return f"{kind} no longer waits: the agent is {info.status.value}"

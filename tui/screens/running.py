@@ -53,6 +53,7 @@ class RunningScreen(AgentCommands):
         Binding("c,C", "answer", "Checkpoint"),
         Binding("n", "new_agent", "New", tooltip="New agent"),
         Binding("a", "toggle_auto_accept", "Auto", tooltip="Auto-accept"),
+        Binding("A", "auto_accept_rules", "Auto-accept rules", show=False),
         Binding("s", "stop_agent", "Stop"),
         Binding("r", "resume_agent", "Resume"),
         Binding("g", "run_again", "Run again", show=False),
@@ -300,7 +301,7 @@ class RunningScreen(AgentCommands):
         self.query_one(StatusBar).show(
             StatusLine(
                 agent=info.name if info else "",
-                mode=labels.mode(info) if info else "",
+                mode=labels.rules(info) if info else "",
                 project=info.project_dir.name if info else "",
                 git=self._git.describe()
                 if info and (self._git.branch or self._git.problem)

@@ -19,6 +19,7 @@ from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
 from common.errors import HarnessError
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.protocol import AgentEvent, AgentInfo
 from common.schemas.spec import AgentSpec
 
@@ -63,8 +64,9 @@ class AgentLink(Protocol):
         """Forget a finished agent."""
         ...
 
-    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
-        """Switch auto-accept for one agent (persisted in its workspace)."""
+    async def set_auto_accept(self, name: str, rules: AutoAcceptRules | bool) -> AgentInfo:
+        """Set one agent's auto-accept rules (``True``/``False``: all or none), signed and
+        kept in its workspace."""
         ...
 
 
@@ -127,6 +129,6 @@ class DaemonLink:
         async with DaemonClient.connect() as client:
             await client.remove(name)
 
-    async def set_auto_accept(self, name: str, enabled: bool) -> AgentInfo:
+    async def set_auto_accept(self, name: str, rules: AutoAcceptRules | bool) -> AgentInfo:
         async with DaemonClient.connect() as client:
-            return await client.set_auto_accept(name, enabled)
+            return await client.set_auto_accept(name, rules)

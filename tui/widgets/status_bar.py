@@ -31,7 +31,8 @@ def render_status(line: StatusLine) -> Content:
     """The status line as styled text."""
     parts: list[Content | str] = []
     if line.agent:
-        mode_style = "bold reverse $warning" if line.mode == "AUTO" else "bold reverse $primary"
+        auto = line.mode.startswith("AUTO")
+        mode_style = "bold reverse $warning" if auto else "bold reverse $primary"
         parts += [
             Content.styled(f" {line.mode} ", mode_style),
             " ",

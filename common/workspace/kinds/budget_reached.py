@@ -26,6 +26,9 @@ class BudgetReachedKind(KindRules[BudgetReachedCheckpoint]):
     reason_use = "why the run stops: logged, the model never reads it"
     reject_text = "reject: stop"
 
+    def _waits_for_person(self, checkpoint: BudgetReachedCheckpoint) -> list[str]:
+        return [f"a budget reached: {one(reached)}" for reached in checkpoint.context.reached]
+
     def _default(self, checkpoint: BudgetReachedCheckpoint, decided_by: str) -> AnyDecision:
         return BudgetDecision(
             approved=True, decided_by=decided_by, action=BudgetAction.MERGE_REQUEST

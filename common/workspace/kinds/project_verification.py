@@ -14,6 +14,11 @@ class ProjectVerificationKind(KindRules[ProjectVerificationCheckpoint]):
     checkpoint_type = CheckpointType.PROJECT_VERIFICATION
     reason_use = "why the run stops: logged, the model never reads it"
 
+    def _waits_for_person(self, checkpoint: ProjectVerificationCheckpoint) -> list[str]:
+        if not checkpoint.context.sandbox_changes:
+            return []
+        return ["a changed sandbox plan: the project's venv asks for other folders"]
+
     def _context_lines(self, checkpoint: ProjectVerificationCheckpoint) -> list[str]:
         c = checkpoint.context
         out = [

@@ -24,6 +24,10 @@ class RegressionApprovalKind(KindRules[RegressionApprovalCheckpoint]):
     checkpoint_type = CheckpointType.REGRESSION_APPROVAL
     reject_blocked = "reject is blocked: choose fix_now, defer or abort"
 
+    def _waits_for_person(self, checkpoint: RegressionApprovalCheckpoint) -> list[str]:
+        failing = len(checkpoint.context.newly_failing)
+        return [f"a regression: {failing} test(s) that passed before fail now"]
+
     def _default(self, checkpoint: RegressionApprovalCheckpoint, decided_by: str) -> AnyDecision:
         return RegressionDecision(
             approved=True, decided_by=decided_by, action=RegressionAction.FIX_NOW

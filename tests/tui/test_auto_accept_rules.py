@@ -1,0 +1,65 @@
+"""The auto-accept rules modal (A): a row per checkpoint type, keyboard only, at 80×24;
+saving sends the rules to the daemon (which signs them), Esc sends nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from common.schemas.auto_accept import AutoAcceptRules
+from common.schemas.checkpoint import CheckpointType
+from tests.tui.fakes import agent_info
+from tests.tui.helpers import make_app, status_text, wait_until
+from tui.modals.auto_accept_rules import ROWS, AutoAcceptRulesScreen, row_text
+
+
+async def test_a_person_sets_auto_except_closure_with_the_keyboard_at_80x24(
+    workspace: Path,
+) -> None:
+    app, link = make_app([agent_info("agent_1", workspace)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.running.selected is not None, "a selected agent")
+        await pilot.press("A")
+        await wait_until(pilot, lambda: isinstance(app.screen, AutoAcceptRulesScreen), "modal")
+        rows = app.screen.query_one(OptionList)
+        assert rows.option_count == len(ROWS) == len(CheckpointType) + 1
+        assert all(row.region.bottom <= 24 for row in app.screen.query("#rules *"))
+
+        await pilot.press("space")  # the first row: the default, ask → approve
+        closure = ROWS.index(CheckpointType.ISSUE_CLOSURE.value)
+        for _ in range(closure):
+            await pilot.press("down")
+        await pilot.press("x")  # issue_closure: ask
+        await pilot.press("s")
+
+        await wait_until(
+            pilot,
+            lambda: "AUTO except issue_closure" in status_text(app),
+            "the rules in the status bar",
+        )
+    assert link.calls == [("auto_accept", "agent_1=default=approve,issue_closure=ask")]
+
+
+async def test_escape_changes_nothing(workspace: Path) -> None:
+    app, link = make_app([agent_info("agent_1", workspace, auto_accept=True)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.running.selected is not None, "a selected agent")
+        await pilot.press("A")
+        await wait_until(pilot, lambda: isinstance(app.screen, AutoAcceptRulesScreen), "modal")
+        await pilot.press("space", "escape")
+        await wait_until(pilot, lambda: app.screen is app.running, "the modal to close")
+    assert link.calls == []
+
+
+def test_each_row_says_its_answer_and_when_it_asks_anyway() -> None:
+    rules = AutoAcceptRules.model_validate({"default": "approve", "issue_closure": "ask"})
+    assert row_text(rules, "issue_closure").split()[:2] == ["issue_closure", "ask"]
+    assert "asks if a change is flagged" in row_text(rules, "issue_closure")
+    assert row_text(rules, "mr_phase_transition").split() == [
+        "mr_phase_transition",
+        "approve",
+        "(default)",
+    ]
+    assert "always asks" in row_text(rules, "regression_approval")
+    assert all(len(row_text(rules, key)) <= 70 for key in ROWS)  # inside the 76-wide box
