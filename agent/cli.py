@@ -50,7 +50,7 @@ from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
 from agent.tracker.redacting import RedactingTracker
-from common import decision_mac, help_text, paths
+from common import decision_mac, help_text, paths, web_link
 from common.atomic import cleanup_orphans, read_model_or_none, write_model
 from common.credentials import (
     CREDENTIAL_VARIABLES,
@@ -191,6 +191,7 @@ async def run_agent(
     decision_key: bytes | None = None,
     places: ProtectedPlaces | None = None,
     worktrees: Path | None = None,
+    web_link_file: Path | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
@@ -199,7 +200,8 @@ async def run_agent(
     failed run gets a fresh chance in the phase it failed in (see
     :func:`agent.core.phases.resume_after_failure`). ``decision_key`` is the key read
     at start (default: read now from ``HARNESS_HOME``); ``places`` the sandbox's deny
-    list, taken at start too (default: from the environment now).
+    list, taken at start too (default: from the environment now); ``web_link_file``
+    where ``harness web`` records its link, named at start too (``None``: no link).
     """
     secrets = secrets or {}
     key = decision_key if decision_key is not None else decision_mac.load_key()
@@ -240,7 +242,7 @@ async def run_agent(
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
-    webhook = agent_webhook(info.spec.notify, state.notify, os.environ, log)
+    webhook = agent_webhook(info.spec.notify, state.notify, os.environ, log, web_link_file)
     with tracing(trace_path(files), secret_values):
         async with announcing_end(webhook, files) as ended:
             outcome = await _run(
@@ -359,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         places = ProtectedPlaces.of_this_process(os.environ)
         # The issue worktrees' folder is under HARNESS_HOME too: named now, for the same reason.
         worktrees = paths.worktrees_dir(files.root)
+        # And where `harness web` records its link, for the webhook's messages.
+        web_link_file = web_link.link_file()
     except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
@@ -376,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
             decision_key=key,
             places=places,
             worktrees=worktrees,
+            web_link_file=web_link_file,
         )
     )
     return _ended(files, log, outcome, reason)
@@ -411,6 +416,7 @@ async def _supervised(
     decision_key: bytes | None = None,
     places: ProtectedPlaces | None = None,
     worktrees: Path | None = None,
+    web_link_file: Path | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -427,6 +433,7 @@ async def _supervised(
             decision_key=decision_key,
             places=places,
             worktrees=worktrees,
+            web_link_file=web_link_file,
         )
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"

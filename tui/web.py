@@ -25,6 +25,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from textual_serve.server import Server
 
+from common import web_link
 from common.errors import HarnessError
 
 COOKIE = "harness_web_token"
@@ -158,6 +159,11 @@ async def serve(host: str, port: int, *, public_url: str | None = None) -> None:
         if host not in ("localhost", "127.0.0.1", "::1"):
             print("warning: reachable from other machines; anyone with the URL can answer")
         print(ssh_hint(address.port))
-        await asyncio.Event().wait()
+        # For the agents' webhook messages: the page, never its token.
+        recorded = web_link.record(public_url or f"http://{host}:{address.port}/")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            web_link.forget(recorded)
     finally:
         await runner.cleanup()

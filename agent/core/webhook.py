@@ -18,9 +18,11 @@ import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from common import web_link
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
@@ -146,8 +148,12 @@ class Webhook:
         timeout_s: float = POST_TIMEOUT_S,
         attempts: int = ATTEMPTS,
         backoff_s: float = BACKOFF_S,
+        link_file: Path | None = None,
     ) -> None:
+        """``link_file``: where ``harness web`` records its link (named at the agent's
+        start, while ``HARNESS_HOME`` is in its environment; ``None``: no link)."""
         self.url = url
+        self.link_file = link_file
         self._log = log
         self._timeout_s = timeout_s
         self._attempts = attempts
@@ -155,6 +161,10 @@ class Webhook:
         self._threads: list[threading.Thread] = []
         self._failing = False
         self._lock = threading.Lock()
+
+    def link(self) -> str | None:
+        """The ``harness web`` page while one is served (without its token), else ``None``."""
+        return web_link.served(self.link_file)
 
     def say(self, line: str) -> None:
         """One line in the agent's log."""
@@ -231,6 +241,7 @@ def agent_webhook(
     approved: NotifyTargets | None,
     environ: Mapping[str, str],
     log: Callable[[str], None],
+    link_file: Path | None = None,
 ) -> Webhook:
     """The agent's webhook, its URL resolved now (at start): the spec's ``notify``, else
     the repository's as a person approved it at project_verification (``approved``, from
@@ -240,7 +251,7 @@ def agent_webhook(
     Raises:
         WebhookError: ``env:NAME`` names an unset variable or a value not http(s).
     """
-    hook = Webhook(None, log)
+    hook = Webhook(None, log, link_file=link_file)
     url = resolve(spec if spec is not None and spec.webhook else approved, environ)
     if url is not None:
         hook.aim(url)
@@ -293,5 +304,7 @@ async def announcing_end(webhook: Webhook | None, files: WorkspaceFiles) -> Asyn
                 waiting = None
             outcome, reason = ending.outcome
             told = f"{outcome}: {reason}" if reason else outcome
-            webhook.send(body("agent_ended", files.root.name, waiting, ended=told))
+            webhook.send(
+                body("agent_ended", files.root.name, waiting, ended=told, link=webhook.link())
+            )
             await asyncio.to_thread(webhook.drain, END_DRAIN_S)

@@ -32,7 +32,7 @@ from agent.core.webhook import (
     resolve,
     shown_url,
 )
-from common import decision_mac
+from common import decision_mac, web_link
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
@@ -360,3 +360,34 @@ async def test_a_rejected_or_unset_repository_webhook_posts_nothing(tmp_path: Pa
     assert "webhook from .harness.json not used: the webhook's environment variable" in logged(run)
     hook.send(body("agent_ended", "a", None, ended="done"))  # no URL: nothing, no thread
     hook.drain(0.1)
+
+
+# --- the harness web link --------------------------------------------------------------
+
+
+def test_the_web_link_is_read_while_its_server_runs_and_never_carries_a_token(
+    tmp_path: Path,
+) -> None:
+    path = web_link.record("http://127.0.0.1:8765/", tmp_path)
+    assert web_link.served(path) == "http://127.0.0.1:8765/"
+    path.write_text(json.dumps({"link": "http://127.0.0.1:8765/", "pid": 2**22 + 7}))
+    assert web_link.served(path) is None  # its server is gone
+    path.write_text("{not json")
+    assert web_link.served(path) is None
+    assert web_link.served(None) is None
+    web_link.record("http://127.0.0.1:8765/", tmp_path)
+    web_link.forget(path)
+    assert not path.exists()
+
+
+async def test_the_webhook_links_to_the_served_page(tmp_path: Path, receiver: Receiver) -> None:
+    run = make_run(tmp_path)
+    recorded = web_link.record("https://cockpit.example/", tmp_path / "home")
+    run.desk.webhook = Webhook(receiver.url, run.log, link_file=recorded)
+    asked = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition))
+    await until(lambda: receiver.events() == ["checkpoint_waiting"])
+    await asyncio.to_thread(answer.approve, run.files.root, None, None)
+    await asyncio.wait_for(asked, 10)
+    sent = receiver.bodies[0]
+    assert sent["link"] == "https://cockpit.example/"
+    assert sent["text"].endswith(" — https://cockpit.example/")
