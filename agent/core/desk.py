@@ -23,6 +23,7 @@ from agent.core.webhook import Event, Webhook, body
 from common import decision_mac
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.notify import CheckpointTimeout
 from common.schemas.workspace import WorkspaceInfo
@@ -111,7 +112,8 @@ class Desk:
         assert decision is not None
         verdict = "approved" if decision.approved else "rejected"
         why = f": {decision.reason}" if decision.reason else ""
-        self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{why}")
+        rule = f" (rule {decision.rule})" if decision.rule else ""
+        self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{rule}{why}")
         return checkpoint
 
     async def _waited(self, shown: Checkpoint) -> Checkpoint:
@@ -192,22 +194,21 @@ class Desk:
         return shown
 
     async def _opened(self, checkpoint: Checkpoint) -> Checkpoint:
-        """Write a new checkpoint, decided at once when a client switched auto-accept on
-        and nothing in it waits for a person."""
+        """Write a new checkpoint, decided at once when the rules a client signed approve
+        its type and nothing in it waits for a person (the decision names the rule)."""
         if self.secrecy is not None:
             checkpoint = self.secrecy.checkpoint(checkpoint)
-        for_person = waits_for_person(checkpoint)
-        auto_accept = self.auto_accept_on(load_info(self.files.root))
-        if auto_accept and for_person:
+        answer, rule = self.rules_in_force(load_info(self.files.root)).for_type(checkpoint.type)
+        for_person = waits_for_person(checkpoint) if answer == "approve" else []
+        if for_person:
             self.log(
-                f"auto-accept never approves a flagged change: {checkpoint.id} waits for "
-                f"a person ({len(for_person)} finding(s))"
+                f"auto-accept never approves {checkpoint.id} ({rule} aside): it waits for "
+                f"a person: {'; '.join(for_person)}"
             )
-        elif auto_accept:
+        elif answer == "approve":
+            decision = default_decision(checkpoint, "auto-accept").model_copy(update={"rule": rule})
             checkpoint = checkpoints.signed(
-                self.decision_key,
-                self.files,
-                checkpoints.decided(checkpoint, default_decision(checkpoint, "auto-accept")),
+                self.decision_key, self.files, checkpoints.decided(checkpoint, decision)
             )
         checkpoints.write(self.files, checkpoint)
         self.log.block(render_checkpoint(checkpoint))
@@ -219,29 +220,29 @@ class Desk:
         self.log(f"forgery attempt: {detail}; ignored")
         audit.record_forgery(self.files, detail, log=lambda _line: None)  # logged above
 
-    def auto_accept_on(self, info: WorkspaceInfo) -> bool:
-        """Whether a client switched auto-accept on in ``info`` (the workspace's, as read
-        now); a switch without a valid MAC, or an older one put back, is off."""
+    def rules_in_force(self, info: WorkspaceInfo) -> AutoAcceptRules:
+        """The auto-accept rules a client set in ``info`` (the workspace's, as read now);
+        rules without a valid MAC, or an older setting put back, ask for everything."""
+        rules = info.auto_accept
         valid = decision_mac.auto_accept_valid(
             self.decision_key,
             self.files.root,
-            info.auto_accept,
+            rules,
             info.auto_accept_serial,
             info.auto_accept_mac,
         )
         if not valid:
-            if info.auto_accept or info.auto_accept_mac is not None:
-                state = "on" if info.auto_accept else "off"
-                self.forgery(f"auto-accept switched {state} without a valid MAC")
-            return False
+            if rules.approves_any or info.auto_accept_mac is not None:
+                self.forgery(f"auto-accept set to {rules.compact()} without a valid MAC")
+            return AutoAcceptRules.off()
         if info.auto_accept_serial < self.auto_accept_floor:
             self.forgery(
                 f"an older auto-accept setting (#{info.auto_accept_serial}) was put back "
                 f"over #{self.auto_accept_floor}"
             )
-            return False
+            return AutoAcceptRules.off()
         self.auto_accept_floor = info.auto_accept_serial
-        return info.auto_accept
+        return rules
 
     def pause(self, checkpoint: Checkpoint) -> StopRun:
         """Remember that ``checkpoint`` was answered "stop here" and build the stop."""
