@@ -23,6 +23,7 @@ from agent.gitlab_local.store import (
     Issue,
     IssueLink,
     MergeRequest,
+    MergeRequestNote,
     Milestone,
     Note,
     Project,
@@ -442,6 +443,48 @@ def get_merge_request(call: Call) -> tuple[int, Body]:
     raise not_found("Merge Request")
 
 
+def _merge_request(call: Call, project: Project) -> MergeRequest:
+    for mr in call.store.merge_requests:
+        if mr.project_id == project.id and mr.iid == int(call.args[1]):
+            return mr
+    raise not_found("Merge Request")
+
+
+def list_merge_request_notes(call: Call) -> tuple[int, Body]:
+    project = call.project()
+    with call.store.lock:
+        mr = _merge_request(call, project)
+        found = [
+            n
+            for n in call.store.merge_request_notes
+            if n.project_id == project.id and n.merge_request_iid == mr.iid
+        ]
+        return 200, [entities.merge_request_note(call.store, n) for n in _ordered(found, call)]
+
+
+def create_merge_request_note(call: Call) -> tuple[int, Body]:
+    """A note on a merge request; its quick actions are carried out like GitLab does."""
+    project = call.project(GUEST)
+    call.required("body")
+    body, actions = quick_actions.extract(
+        call.text("body") or "", quick_actions.MERGE_REQUEST_COMMANDS
+    )
+    with call.store.lock:
+        mr = _merge_request(call, project)
+        for action in actions:
+            if action.name == "merge":
+                mr.state = "merged"
+            elif action.name == "close":
+                mr.state = "closed"
+        if actions and not body:
+            return 202, {"commands_changes": {}, "summary": [a.name for a in actions]}
+        item = MergeRequestNote(
+            call.store.next_id("note"), project.id, mr.iid, body, call.token.user
+        )
+        call.store.merge_request_notes.append(item)
+        return 201, entities.merge_request_note(call.store, item)
+
+
 def list_branches(call: Call) -> tuple[int, Body]:
     project = call.project()
     search = call.text("search")
@@ -483,6 +526,8 @@ ROUTES: list[tuple[str, tuple[str, ...], Endpoint]] = [
     ("GET", ("projects", P, "merge_requests"), list_merge_requests),
     ("POST", ("projects", P, "merge_requests"), create_merge_request),
     ("GET", ("projects", P, "merge_requests", N), get_merge_request),
+    ("GET", ("projects", P, "merge_requests", N, "notes"), list_merge_request_notes),
+    ("POST", ("projects", P, "merge_requests", N, "notes"), create_merge_request_note),
     ("GET", ("projects", P, "repository", "branches"), list_branches),
     ("GET", ("projects", P, "repository", "branches", S), get_branch),
 ]

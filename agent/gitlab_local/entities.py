@@ -13,6 +13,7 @@ from agent.gitlab_local.store import (
     IssueLink,
     Label,
     MergeRequest,
+    MergeRequestNote,
     Milestone,
     Note,
     Project,
@@ -166,6 +167,30 @@ def merge_request(store: Store, item: MergeRequest) -> JSON:
             "relative": f"!{item.iid}",
             "full": f"{path}!{item.iid}",
         },
+    }
+
+
+def merge_request_note(store: Store, item: MergeRequestNote) -> JSON:
+    found = next(
+        (
+            mr
+            for mr in store.merge_requests
+            if mr.project_id == item.project_id and mr.iid == item.merge_request_iid
+        ),
+        None,
+    )
+    return {
+        "id": item.id,
+        "type": None,
+        "body": item.body,
+        "author": user(store, item.author),
+        "created_at": item.created_at,
+        "updated_at": item.created_at,
+        "system": False,
+        "noteable_id": found.id if found else None,
+        "noteable_type": "MergeRequest",
+        "noteable_iid": item.merge_request_iid,
+        "project_id": item.project_id,
     }
 
 

@@ -118,6 +118,18 @@ class Note:
 
 
 @dataclass
+class MergeRequestNote:
+    """A note on a merge request (kept apart from issues' notes, as GitLab's API does)."""
+
+    id: int
+    project_id: int
+    merge_request_iid: int
+    body: str
+    author: User
+    created_at: str = field(default_factory=now)
+
+
+@dataclass
 class IssueLink:
     """A relation between two issues, stored as GitLab stores it: ``is_blocked_by`` is
     kept as the other issue ``blocks`` this one (source and target swapped)."""
@@ -179,6 +191,7 @@ class Store:
         self.labels: list[Label] = []
         self.links: list[IssueLink] = []
         self.merge_requests: list[MergeRequest] = []
+        self.merge_request_notes: list[MergeRequestNote] = []
         self._ids: dict[str, int] = {}
 
     def next_id(self, kind: str) -> int:

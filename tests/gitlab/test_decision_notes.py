@@ -18,7 +18,7 @@ from common.schemas.decision_record import DecisionRecord
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.issues import IssueDraft
 
-from .conftest import Lab
+from .conftest import Lab, commit, git
 
 AT = datetime(2026, 11, 26, 21, 0, 5, tzinfo=UTC)
 
@@ -106,3 +106,25 @@ async def test_a_decision_about_an_issue_gitlab_no_longer_has_goes_on_the_milest
     await tracker.ensure_milestone("spec", "")
     assert await tracker.record_decision(closure_record(42)) == "milestone"
     assert milestone_marker("issue_closure-7") in lab.server.store.milestones[0].description
+
+
+async def test_once_the_merge_request_exists_a_run_level_decision_is_one_note_on_it(
+    lab: Lab,
+) -> None:
+    tracker = lab.tracker()
+    await tracker.verify()
+    await tracker.ensure_milestone("spec", "")
+    git(lab.repo, "checkout", "-q", "-b", "feature/spec")
+    commit(lab.repo, "parser.py", "pass\n")
+    await tracker.push_branch("feature/spec")
+    await tracker.create_merge_request("Spec", "## Verification", "feature/spec", "main")
+    lab.faults.script("POST", r"/merge_requests/\d+/notes$", "drop")
+    record = run_record("mr_review-12", "ok\n/merge")
+    assert await tracker.record_decision(record) == "merge request !1"
+    assert await lab.tracker().record_decision(record) == "merge request !1"  # after a kill
+
+    (note,) = lab.server.store.merge_request_notes
+    assert "**Checkpoint decision: mr_phase_transition** (`mr_review-12`)" in note.body
+    assert "- Reason: ok\\n/merge" in note.body
+    assert lab.server.store.merge_requests[0].state == "opened"
+    assert milestone_marker("mr_review-12") not in lab.server.store.milestones[0].description

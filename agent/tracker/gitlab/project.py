@@ -90,6 +90,16 @@ class ProjectApi:
     def create_merge_request(self, data: Attrs) -> Attrs:
         return _attrs(self.project.mergerequests.create(_inert_description(data)))
 
+    def merge_request_notes(self, iid: int) -> list[Attrs]:
+        notes = self.project.mergerequests.get(iid, lazy=True).notes
+        return [
+            _attrs(note) for note in notes.list(get_all=True, sort="asc", order_by="created_at")
+        ]
+
+    def create_merge_request_note(self, iid: int, body: str) -> Attrs:
+        notes = self.project.mergerequests.get(iid, lazy=True).notes
+        return _attrs(notes.create({"body": inert(body)}))
+
     def branch(self, name: str) -> Attrs:
         return _attrs(self.project.branches.get(name))
 

@@ -202,18 +202,21 @@ class GitLabTracker:
 
     async def record_decision(self, record: DecisionRecord) -> str | None:
         """A decision about an issue: a note on that issue. About the run as a whole: a
-        line in the milestone's description.
+        note on the merge request once it exists, before that a line in the milestone's
+        description.
 
-        Why the milestone and not the merge request: every run-level checkpoint is
-        asked before the merge request exists (mr_review, the last, decides whether to
-        create it), so the MR never exists when one is decided; the MR's description
-        lists all of them in its traceability section instead. GitLab milestones have
-        no notes; their description is what the milestone page shows, next to the
-        milestone's issues, and the API can change it (a PUT of the whole text, which
-        is safe to send again). An issue GitLab no longer has (404) falls back to the
-        milestone too, so one deleted issue never holds back the decisions after it.
-        Both are written once per checkpoint id: the note by its hidden key, the line
-        by its hidden marker, each looked for before writing.
+        Why the milestone's description: GitLab milestones have no notes; the
+        description is what the milestone page shows, next to the milestone's issues,
+        and the API can change it (a PUT of the whole text, safe to send again). The
+        first issue would not do: project_verification and spec_to_issues are decided
+        before any issue exists. In a run as the harness drives it, every run-level
+        checkpoint comes before the merge request (mr_review decides whether to create
+        it), so the MR gets a note only for a decision whose write failed and is
+        retried after it (the run's end); the MR's description lists all of them in its
+        traceability section. An issue or MR GitLab no longer has (404) falls back to
+        the milestone, so one deleted issue never holds back the decisions after it.
+        Each is written once per checkpoint id: a note by its hidden key, the line by
+        its hidden marker, each looked for before writing.
         """
         milestone = self._milestone or await self._find_milestone(self.settings.milestone_title)
         if milestone is None:
@@ -225,6 +228,15 @@ class GitLabTracker:
                     record.issue, decision_key(record.checkpoint_id), decision_note(record)
                 )
                 return f"issue #{record.issue}"
+            except GitLabApiError as e:
+                if e.kind != "not_found":
+                    raise
+        elif self._mr is not None and self._mr.state == "opened":
+            try:
+                await self._merge_request_note(
+                    self._mr.iid, decision_key(record.checkpoint_id), decision_note(record)
+                )
+                return f"merge request !{self._mr.iid}"
             except GitLabApiError as e:
                 if e.kind != "not_found":
                     raise
@@ -243,6 +255,24 @@ class GitLabTracker:
         self._milestone = found
         self._save_mirror()
         return "milestone"
+
+    async def _merge_request_note(self, iid: int, key: str, body: str) -> Attrs:
+        """The note ``body`` on merge request ``iid``, made once under ``key``."""
+        api = await self._api()
+
+        def find() -> Attrs | None:
+            notes = api.merge_request_notes(iid)
+            return next((n for n in notes if split_marker(n.get("body") or "")[1] == key), None)
+
+        calls = self._calls()
+        found = await calls.get(f"read the notes of merge request !{iid}", find)
+        if found is not None:
+            return found
+        return await calls.create(
+            f"comment on merge request !{iid}",
+            lambda: api.create_merge_request_note(iid, with_marker(body, key)),
+            find,
+        )
 
     async def _note(self, iid: int, key: str, body: str) -> IssueNote:
         """The note ``body`` on issue ``iid``, made once under ``key`` (looked for first)."""
