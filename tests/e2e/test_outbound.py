@@ -64,7 +64,8 @@ async def test_flagged_changes_wait_for_a_person_even_with_auto_accept(
     found = {item.path: {f.kind for f in item.findings} for item in pending.context.flagged}
     assert found == EXPECTED
     logs = harness("logs", "agent_1").stdout
-    assert "auto-accept never approves a flagged change: issue_closure-" in logs, logs[-3000:]
+    assert "auto-accept never approves issue_closure-" in logs, logs[-3000:]
+    assert "it waits for a person: flagged: " in logs
     assert "held for a person (outbound review): .npmrc: package-manager" in logs
     shown = harness("checkpoint", "agent_1")
     assert shown.returncode == 0, shown.stderr
