@@ -16,7 +16,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -239,27 +239,38 @@ END_DRAIN_S = 3.0
 def agent_webhook(
     spec: NotifyTargets | None,
     approved: NotifyTargets | None,
-    environ: Mapping[str, str],
+    environ: MutableMapping[str, str],
     log: Callable[[str], None],
     link_file: Path | None = None,
 ) -> Webhook:
     """The agent's webhook, its URL resolved now (at start): the spec's ``notify``, else
     the repository's as a person approved it at project_verification (``approved``, from
     the state; never the file as it is now). Without either it posts nothing until
-    :func:`aim_approved` aims it.
+    :func:`aim_approved` aims it. An ``env:NAME`` variable is taken out of ``environ``
+    (the agent's): the sessions and their sandbox inherit it, and an incoming webhook's
+    URL is a secret the model must not read.
 
     Raises:
         WebhookError: ``env:NAME`` names an unset variable or a value not http(s).
     """
     hook = Webhook(None, log, link_file=link_file)
-    url = resolve(spec if spec is not None and spec.webhook else approved, environ)
+    chosen = spec if spec is not None and spec.webhook else approved
+    url = resolve(chosen, environ)
     if url is not None:
+        _taken(chosen, environ)
         hook.aim(url)
     return hook
 
 
+def _taken(targets: NotifyTargets | None, environ: MutableMapping[str, str]) -> None:
+    """Remove the ``env:NAME`` variable whose URL was just read."""
+    raw = targets.webhook if targets is not None else None
+    if raw is not None and raw.startswith(ENV_PREFIX):
+        environ.pop(raw.removeprefix(ENV_PREFIX), None)
+
+
 def aim_approved(
-    hook: Webhook | None, approved: NotifyTargets | None, environ: Mapping[str, str]
+    hook: Webhook | None, approved: NotifyTargets | None, environ: MutableMapping[str, str]
 ) -> None:
     """Aim an unaimed ``hook`` at the repository's webhook a person just approved (the
     spec's, when it has one, came first). A variable unset or not http(s) is logged in
@@ -273,6 +284,7 @@ def aim_approved(
         hook.say(f"webhook from {SETTINGS_FILE} not used: {e}")
         return
     if url is not None:
+        _taken(approved, environ)
         hook.aim(url)
 
 

@@ -133,6 +133,17 @@ def test_an_env_url_is_read_from_the_environment() -> None:
     assert resolve(NotifyTargets(webhook="https://a.example/h"), {}) == "https://a.example/h"
 
 
+def test_an_env_url_leaves_the_agents_environment_once_read() -> None:
+    environ = {"TEAM_HOOK": "https://chat.example/hooks/secret", "PATH": "/bin"}
+    hook = agent_webhook(NotifyTargets(webhook="env:TEAM_HOOK"), None, environ, lambda _: None)
+    assert hook.url == "https://chat.example/hooks/secret"
+    assert environ == {"PATH": "/bin"}  # the sessions (and the model) never inherit it
+    later = {"REPO_HOOK": "https://chat.example/hooks/other"}
+    unaimed = agent_webhook(None, None, later, lambda _: None)
+    aim_approved(unaimed, NotifyTargets(webhook="env:REPO_HOOK"), later)
+    assert unaimed.url == "https://chat.example/hooks/other" and later == {}
+
+
 def test_a_log_never_shows_the_urls_path() -> None:
     assert shown_url("https://hooks.example.com/services/T0/B0/secret") == (
         "https://hooks.example.com/…"
