@@ -9,17 +9,24 @@ can run a quick action or open a comment.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+from agent.core.decision_record import DecisionRecorder
+from agent.gitlab_local.faults import FaultKind
 from agent.tracker.decision_text import MILESTONE_HEADING, milestone_marker
 from agent.tracker.gitlab import split_marker
 from common.atomic import read_model
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint import CheckpointType, ClosureDecision
 from common.schemas.decision_record import DecisionRecord
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.issues import IssueDraft
+from common.workspace import checkpoints
+from tests.core.checkpoint_samples import closure
+from tests.core.runs import logged, make_run
 
 from .conftest import Lab, commit, git
 
+REFUSED: list[FaultKind | None] = ["429"] * 6
 AT = datetime(2026, 11, 26, 21, 0, 5, tzinfo=UTC)
 
 
@@ -128,3 +135,29 @@ async def test_once_the_merge_request_exists_a_run_level_decision_is_one_note_on
     assert "- Reason: ok\\n/merge" in note.body
     assert lab.server.store.merge_requests[0].state == "opened"
     assert milestone_marker("mr_review-12") not in lab.server.store.milestones[0].description
+
+
+async def test_a_decision_gitlab_refuses_for_now_is_written_at_the_next_round(
+    lab: Lab, tmp_path: Path
+) -> None:
+    """The run's own recorder on GitLab: a write that keeps failing is logged, the run
+    goes on, and the next round writes it, once."""
+    run = make_run(tmp_path)
+    tracker = lab.tracker()
+    await tracker.verify()
+    await tracker.ensure_milestone("spec", "")
+    await tracker.create_issues([IssueDraft(title="Parser", summary="Parse.")])
+    recorder = DecisionRecorder(run.files, run.store, run.log, tracker)
+    decision = ClosureDecision(approved=True, decided_by="cli:alice", reason="fine")
+    checkpoints.record(run.files, checkpoints.decided(closure("issue_closure-3"), decision))
+    lab.faults.script("POST", r"/issues/1/notes$", *REFUSED)  # every attempt refused
+
+    assert await recorder.catch_up() == 0
+    assert "decision issue_closure-3 not written on the tracker yet (GitLab rate-limited" in (
+        logged(run)
+    )
+    assert run.state.decisions_on_tracker == [] and decision_notes(lab, 1) == []
+    assert await recorder.catch_up() == 1
+    assert await recorder.catch_up() == 0
+    (body,) = decision_notes(lab, 1)
+    assert "- Decided by: cli:alice\n- Rule: none (a person answered)\n- Reason: fine" in body
