@@ -14,6 +14,7 @@ import pytest
 
 from agent.control import answer
 from agent.core.decision_record import DecisionRecorder, choice_words, record_of
+from agent.core.stages.coding import notes_for_model
 from agent.tracker.decision_text import (
     MILESTONE_HEADING,
     milestone_marker,
@@ -39,6 +40,7 @@ from common.schemas.checkpoint import (
     SelectionDecision,
 )
 from common.schemas.decision_record import DecisionRecord
+from common.schemas.issues import IssueNote, TrackedIssue
 from common.schemas.milestone import FileMilestone
 from common.schemas.outbound import FileChoice
 from common.workspace import checkpoints
@@ -237,3 +239,17 @@ def test_a_recorder_is_wired_to_every_run(tmp_path: Path) -> None:
     run = make_run(tmp_path)
     assert isinstance(run.desk.recorder, DecisionRecorder)
     assert run.desk.recorder.tracker is run.tracker
+
+
+def test_the_coding_session_never_reads_a_decision_note() -> None:
+    """A decision note carries reasons the model is promised never to read."""
+    record = IssueNote(kind="decision", body="- Reason: only for people")
+    issue = TrackedIssue(
+        iid=1,
+        title="Parser",
+        description="",
+        notes=[IssueNote(kind="handoff", body="h"), record, IssueNote(kind="comment", body="c")],
+    )
+    assert notes_for_model(issue) == "[handoff] h\n\n[comment] c"
+    alone = issue.model_copy(update={"notes": [record]})
+    assert notes_for_model(alone) == "(none)"

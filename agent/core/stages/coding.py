@@ -146,7 +146,7 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
             seat.work(draft).pre_session_started_ns = time.time_ns()
     dirty_before = set(seat.work().pre_session_dirty or [])
     issue = await run.tracker.get_issue(iid)
-    notes = "\n\n".join(f"[{n.kind}] {n.body}" for n in issue.notes) or "(none)"
+    notes = notes_for_model(issue)
     git_log = await agit.git(project, "log", "--oneline", "-10")
     reports, result = await run.session(
         f"coding #{iid} (session {work.sessions + 1})",
@@ -285,6 +285,15 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
         work = _record_session(state, verdict, sha, seat)
         work.done_summary = verdict.done_summary
         work.feedback = None
+
+
+def notes_for_model(issue: TrackedIssue) -> str:
+    """The issue's notes as the coding session reads them, without the decision records:
+    those are for people, and carry reasons the model is promised never to read (a
+    merge_conflict or regression reason); what a session must know of a decision
+    reaches it as the harness's feedback."""
+    shown = [f"[{n.kind}] {n.body}" for n in issue.notes if n.kind != "decision"]
+    return "\n\n".join(shown) or "(none)"
 
 
 def _record_session(
