@@ -51,7 +51,9 @@ def render_checkpoint(checkpoint: Checkpoint, agent: str | None = None) -> str:
     lines.append(RULE)
     if checkpoint.decision is not None:
         verdict = "APPROVED" if checkpoint.decision.approved else "REJECTED"
-        lines.append(f"DECISION: {verdict} by {one(checkpoint.decision.decided_by)}")
+        rule = checkpoint.decision.rule
+        why = f" ({one(rule)})" if rule else ""
+        lines.append(f"DECISION: {verdict} by {one(checkpoint.decision.decided_by)}{why}")
     return printable("\n".join(lines))  # the net under the escaping of each value
 
 

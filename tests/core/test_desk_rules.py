@@ -21,6 +21,7 @@ from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
 from common.schemas.outbound import FlaggedFile
 from common.workspace import checkpoints
 from common.workspace.decisions import waits_for_person
+from common.workspace.render import render_checkpoint
 from common.workspace.setup import set_auto_accept
 from tests.core import checkpoint_samples as samples
 from tests.core.runs import logged, make_run
@@ -76,6 +77,7 @@ async def test_a_type_the_rules_approve_is_decided_at_once_naming_the_rule(
     assert (decision.decided_by, decision.rule) == ("auto-accept", rule)
     assert f"approved by auto-accept (rule {rule})" in logged(run)
     assert checkpoints.history(run.files)[-1].decision == decision  # the log keeps the rule
+    assert f"DECISION: APPROVED by auto-accept ({rule})" in render_checkpoint(decided)
 
 
 @pytest.mark.parametrize(
