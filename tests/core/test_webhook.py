@@ -11,7 +11,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import Finding, FindingKind, FlaggedFile
 from common.workspace import checkpoints
 from common.workspace.decisions import default_decision, reject_decision
-from tests.core.checkpoint_samples import closure, mr_transition
+from tests.core.checkpoint_samples import budget, closure, mr_transition, regression
 from tests.core.runs import logged, make_run
 
 FIELDS = {"event", "agent", "issue", "checkpoint", "summary", "waited_s", "link", "text"}
@@ -253,15 +253,20 @@ def flagged_closure(checkpoint_id: str) -> Checkpoint:
     return shown.model_copy(update={"context": context})
 
 
-async def test_a_checkpoint_that_always_asks_stops_instead_of_a_default(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "sample", [flagged_closure, regression, budget], ids=["flagged", "regression", "budget"]
+)
+async def test_a_checkpoint_that_always_asks_stops_instead_of_a_default(
+    tmp_path: Path, sample: Callable[[str], Checkpoint]
+) -> None:
     run = make_run(tmp_path)
     run.desk.timeout = CheckpointTimeout(minutes=0.002, then="default")
 
     async def build(checkpoint_id: str) -> Checkpoint:
-        return flagged_closure(checkpoint_id)
+        return sample(checkpoint_id)
 
     with pytest.raises(StopRun, match="always asks a person"):
-        await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build)
+        await run.desk.ask(sample("x").type, build)
     found = checkpoints.current(run.files)
     assert found is not None and found.status == "pending" and found.decision is None
 
@@ -402,3 +407,24 @@ async def test_the_webhook_links_to_the_served_page(tmp_path: Path, receiver: Re
     sent = receiver.bodies[0]
     assert sent["link"] == "https://cockpit.example/"
     assert sent["text"].endswith(" — https://cockpit.example/")
+
+
+async def test_a_decision_that_claims_the_timeout_without_its_mac_is_a_forgery(
+    tmp_path: Path,
+) -> None:
+    run = make_run(tmp_path)
+    run.desk.timeout = CheckpointTimeout(minutes=5, then="default")
+    asked = asyncio.create_task(run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition))
+    await until(lambda: checkpoints.pending(run.files) is not None)
+    shown = checkpoints.pending(run.files)
+    assert shown is not None
+    claimed = default_decision(shown, "timeout").model_copy(
+        update={"rule": "timeout after 5 min: default", "mac": "0" * 64}
+    )
+    checkpoints.write(run.files, checkpoints.decided(shown, claimed))  # what the model could do
+    await until(lambda: "forgery attempt" in logged(run))
+    assert not asked.done()
+    await until(lambda: checkpoints.pending(run.files) is not None)
+    await asyncio.to_thread(answer.reject, run.files.root, "a person's answer")
+    decided = await asyncio.wait_for(asked, 10)
+    assert decided.decision is not None and decided.decision.decided_by.startswith("cli:")
