@@ -7,10 +7,15 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
+from common.paths import WorkspaceFiles
+from common.schemas.agent_state import Phase
 from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint import CheckpointType, Decision
+from common.schemas.daemon_state import AgentStatus
+from common.workspace import checkpoints
+from tests.tui import samples
 from tests.tui.fakes import agent_info
-from tests.tui.helpers import make_app, status_text, wait_until
+from tests.tui.helpers import dialog_for, make_app, status_text, wait_until, write_checkpoint
 from tui.modals.auto_accept_rules import ROWS, AutoAcceptRulesScreen, row_text
 
 
@@ -63,3 +68,27 @@ def test_each_row_says_its_answer_and_when_it_asks_anyway() -> None:
     ]
     assert "always asks" in row_text(rules, "regression_approval")
     assert all(len(row_text(rules, key)) <= 70 for key in ROWS)  # inside the 76-wide box
+
+
+async def test_a_dialog_closed_by_a_rule_s_decision_names_the_rule(workspace: Path) -> None:
+    """Where the TUI says who decided, it says which rule did (a timeout's, here)."""
+    checkpoint = samples.mr_phase_transition()
+    write_checkpoint(workspace, checkpoint)
+    waiting = agent_info(
+        "agent_1",
+        workspace,
+        status=AgentStatus.WAITING,
+        phase=Phase.MR_PHASE_TRANSITION,
+        pending=checkpoint.type,
+    )
+    app, _ = make_app([waiting])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, dialog_for(app, checkpoint.id), "the dialog")
+        ruled = Decision(approved=True, decided_by="timeout", rule="timeout after 5 min: default")
+        checkpoints.answer(WorkspaceFiles(workspace), checkpoint.id, ruled)
+        said = "was decided by timeout (timeout after 5 min: default)"
+        await wait_until(
+            pilot,
+            lambda: any(said in str(note.message) for note in app._notifications),
+            "the toast naming the rule",
+        )
