@@ -12,7 +12,8 @@ Three issues on that line, answered one checkpoint at a time with ``harness appr
 the redone two cannot both merge, and the one accepted second conflicts again, which
 stops at a merge_conflict checkpoint (answered ``redo`` or ``set_aside``). A kill right
 after a conflicted branch is reset must resume to one merge per issue, each issue's
-work on the feature branch once.
+work on the feature branch once. And two issues that git merges cleanly but that break
+each other are caught by the run's last test run, fixed by a third issue in a slot.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint, MergeConflictCheckpoint
 from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
-from common.schemas.spec import LOCAL_MODEL
+from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from common.schemas.trace import SessionStart
 from common.workspace import checkpoints, git
 from common.workspace.setup import prepare_workspace
@@ -440,7 +441,8 @@ async def test_killed_after_a_person_chose_redo_the_issue_is_redone_once(
     the recorded decision is carried out and all three issues are merged once each."""
     project = units_project()
     spec = local_spec(project, DATA / "conflict3-spec.md", PLAYBOOK, parallel=3)
-    files = WorkspaceFiles(prepare_workspace(spec.model_copy(update={"auto_accept": False})))
+    by_a_person = AgentSpec.model_validate({**spec.model_dump(), "auto_accept": False})
+    files = WorkspaceFiles(prepare_workspace(by_a_person))
     monkeypatch.setenv(VARIABLE, point)
     agent = start_agent(files)
     try:
