@@ -50,6 +50,7 @@ from tests.tui.helpers import (
 from tests.tui.modal_app import ModalApp
 from tui import labels
 from tui.app import HarnessApp
+from tui.modals.auto_accept_rules import AutoAcceptRulesScreen
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.help import HelpScreen
 from tui.modals.reason_prompt import ReasonPrompt
@@ -442,6 +443,20 @@ def test_cockpit_help(
         await pilot.pause()
 
     assert snap_compare(cockpit_app(home_projects), terminal_size=size, run_before=helped)
+
+
+def test_cockpit_auto_accept_rules_at_80x24(snap_compare: SnapCompare, home_projects: Path) -> None:
+    """The rules modal of the waiting agent, one row toggled: every type on one screen."""
+
+    async def rules(pilot: Pilot[None]) -> None:
+        await cockpit_ready(pilot)
+        await pilot.press("A")
+        screen = AutoAcceptRulesScreen
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, screen), "the rules")
+        await pilot.press("down", "down", "down", "down", "down", "down", "space")
+        await pilot.pause()
+
+    assert snap_compare(cockpit_app(home_projects), terminal_size=(80, 24), run_before=rules)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
