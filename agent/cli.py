@@ -60,7 +60,7 @@ from common.credentials import (
     without_credentials,
 )
 from common.errors import HarnessError, SecretsError
-from common.paths import WorkspaceFiles
+from common.paths import AGENT_NAME_VARIABLE, WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
@@ -242,7 +242,14 @@ async def run_agent(
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
-    webhook = agent_webhook(info.spec.notify, state.notify, os.environ, log, web_link_file)
+    webhook = agent_webhook(
+        info.spec.notify,
+        state.notify,
+        os.environ,
+        log,
+        web_link_file,
+        agent=os.environ.get(AGENT_NAME_VARIABLE) or files.root.name,
+    )
     with tracing(trace_path(files), secret_values):
         async with announcing_end(webhook, files) as ended:
             outcome = await _run(

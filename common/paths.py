@@ -17,6 +17,10 @@ MAX_SOCKET_PATH = 104
 
 WORKSPACE_ROOT_NAME = ".claude-agent"
 
+#: The agent's name as the daemon knows it (``agent_1``): set in the environment of each
+#: agent the daemon starts, for the messages it sends (its webhook).
+AGENT_NAME_VARIABLE = "HARNESS_AGENT_NAME"
+
 
 def harness_home() -> Path:
     """The daemon's private folder (socket, pid/status file, registry, log)."""

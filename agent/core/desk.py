@@ -57,8 +57,6 @@ class Desk:
     """Reminders and what a checkpoint nobody answers comes to (``None``: it waits)."""
     webhook: Webhook | None = None
     """Told of each waiting checkpoint, reminder and timeout (``None``: the log only)."""
-    agent: str = ""
-    """The agent's name in the webhook's messages."""
     recorder: DecisionRecorder | None = None
     """Writes each decision on the tracker once it is logged (``None``: the log only)."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -167,7 +165,7 @@ class Desk:
     def _announce(self, event: Event, shown: Checkpoint, waited_s: float) -> None:
         if self.webhook is not None:
             link = self.webhook.link()
-            self.webhook.send(body(event, self.agent, shown, waited_s=waited_s, link=link))
+            self.webhook.send(body(event, self.webhook.agent, shown, waited_s=waited_s, link=link))
 
     def _logged(self, checkpoint_id: str) -> Checkpoint | None:
         """A slot's checkpoint decided before a kill, its effect not yet applied, whose

@@ -128,7 +128,6 @@ class Run:
                 secrecy=secrecy,
                 timeout=info.spec.checkpoint_timeout,
                 webhook=webhook,
-                agent=files.root.name,
                 recorder=DecisionRecorder(files, store, log, tracker),
             ),
             ledger=ledger,

@@ -149,10 +149,13 @@ class Webhook:
         attempts: int = ATTEMPTS,
         backoff_s: float = BACKOFF_S,
         link_file: Path | None = None,
+        agent: str = "",
     ) -> None:
         """``link_file``: where ``harness web`` records its link (named at the agent's
-        start, while ``HARNESS_HOME`` is in its environment; ``None``: no link)."""
+        start, while ``HARNESS_HOME`` is in its environment; ``None``: no link);
+        ``agent``: the name the messages give the agent."""
         self.url = url
+        self.agent = agent
         self.link_file = link_file
         self._log = log
         self._timeout_s = timeout_s
@@ -242,6 +245,7 @@ def agent_webhook(
     environ: MutableMapping[str, str],
     log: Callable[[str], None],
     link_file: Path | None = None,
+    agent: str = "",
 ) -> Webhook:
     """The agent's webhook, its URL resolved now (at start): the spec's ``notify``, else
     the repository's as a person approved it at project_verification (``approved``, from
@@ -253,7 +257,7 @@ def agent_webhook(
     Raises:
         WebhookError: ``env:NAME`` names an unset variable or a value not http(s).
     """
-    hook = Webhook(None, log, link_file=link_file)
+    hook = Webhook(None, log, link_file=link_file, agent=agent)
     chosen = spec if spec is not None and spec.webhook else approved
     url = resolve(chosen, environ)
     if url is not None:
@@ -317,6 +321,6 @@ async def announcing_end(webhook: Webhook | None, files: WorkspaceFiles) -> Asyn
             outcome, reason = ending.outcome
             told = f"{outcome}: {reason}" if reason else outcome
             webhook.send(
-                body("agent_ended", files.root.name, waiting, ended=told, link=webhook.link())
+                body("agent_ended", webhook.agent, waiting, ended=told, link=webhook.link())
             )
             await asyncio.to_thread(webhook.drain, END_DRAIN_S)

@@ -34,7 +34,13 @@ from agent.daemon.watcher import FolderWatcher
 from common.atomic import read_model_or_none
 from common.credentials import check_credentials, without_credentials
 from common.errors import DaemonError, SecretsError
-from common.paths import WorkspaceFiles, daemon_state_path, numbered_workspace, workspace_number
+from common.paths import (
+    AGENT_NAME_VARIABLE,
+    WorkspaceFiles,
+    daemon_state_path,
+    numbered_workspace,
+    workspace_number,
+)
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
@@ -348,21 +354,27 @@ class Supervisor:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         log_file = WorkspaceFiles(workspace).logs / f"{name}-{stamp}.log"
         try:
-            return self._spawn(argv, cwd, log_file, credentials), log_file
+            return self._spawn(name, argv, cwd, log_file, credentials), log_file
         except OSError as e:
             raise DaemonError(f"cannot start {name} ({argv[0]}): {e.strerror or e}") from e
         except SecretsError as e:
             raise DaemonError(f"cannot start {name}: {e}") from e
 
     def _spawn(
-        self, argv: list[str], cwd: Path, log_file: Path, credentials: Mapping[str, str]
+        self,
+        name: str,
+        argv: list[str],
+        cwd: Path,
+        log_file: Path,
+        credentials: Mapping[str, str],
     ) -> subprocess.Popen[bytes]:
         """Start an agent detached; its secrets go through a pipe, written once it runs.
 
         The pipe carries the daemon's GitLab token and ``credentials`` (the starting
         client's); the environment carries neither, nor the daemon's Claude settings.
+        It carries the agent's ``name``, which its webhook messages give.
         """
-        env = without_credentials(without_secrets(os.environ))
+        env = {**without_credentials(without_secrets(os.environ)), AGENT_NAME_VARIABLE: name}
         return start_with_secrets(
             lambda args, fds: spawn_detached(
                 args, cwd=cwd, log_file=log_file, env=env, pass_fds=fds

@@ -188,8 +188,7 @@ async def test_waiting_reminders_timeout_and_end_reach_the_receiver(
 ) -> None:
     run = make_run(tmp_path)
     run.desk.timeout = CheckpointTimeout(minutes=0.01, then="default", remind_every_minutes=0.004)
-    run.desk.webhook = Webhook(receiver.url, run.log)
-    run.desk.agent = "agent_7"
+    run.desk.webhook = Webhook(receiver.url, run.log, agent="agent_7")
     async with announcing_end(run.desk.webhook, run.files) as ended:
         decided = await asyncio.wait_for(
             run.desk.ask(CheckpointType.MR_PHASE_TRANSITION, ask_transition), 20
@@ -211,7 +210,7 @@ async def test_waiting_reminders_timeout_and_end_reach_the_receiver(
         "agent_ended",
     ]
     for sent in receiver.bodies:
-        assert set(sent) >= FIELDS and sent["agent"] in ("agent_7", run.files.root.name)
+        assert set(sent) >= FIELDS and sent["agent"] == "agent_7"
     waiting, first, second, timed_out, end = receiver.bodies
     assert waiting["checkpoint"] == {"id": "mr_phase_transition-0", "type": "mr_phase_transition"}
     assert waiting["waited_s"] == 0.0 and 0.2 <= first["waited_s"] < second["waited_s"] < 0.6

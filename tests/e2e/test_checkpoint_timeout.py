@@ -85,6 +85,7 @@ async def test_a_run_nobody_answers_is_decided_by_its_timeouts_to_done(
         assert events.count("checkpoint_reminder") == len(logged)  # at 0.72 s of 1.2 s
         assert events[-1] == "agent_ended" and receiver.bodies[-1]["outcome"] == "done"
         assert all(set(sent) >= FIELDS for sent in receiver.bodies)
+        assert {sent["agent"] for sent in receiver.bodies} == {"agent_1"}  # the daemon's name
         closures = [b for b in receiver.bodies if b["checkpoint"] and b["issue"] is not None]
         assert {b["issue"] for b in closures} >= {1, 2, 3}
         logs = harness("logs", "agent_1").stdout
