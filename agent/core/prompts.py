@@ -60,11 +60,11 @@ def feedback_block(feedback: str | None, source: Literal["human", "harness"] = "
     if not feedback:
         return ""
     who = (
-        "the harness's own checks (its test gate), not a person"
+        "the harness's own checks (its gates or its merge), not a person"
         if source == "harness"
         else "a human reviewer"
     )
     quoted = "\n".join(f"> {line}" for line in feedback.splitlines())
-    if source == "harness":  # it quotes test and command output: data, not instructions
-        quoted = untrusted("test-gate", quoted)
+    if source == "harness":  # it quotes test output or a conflicted diff: data, not instructions
+        quoted = untrusted("harness-check", quoted)
     return f"\n---- FEEDBACK ON THE PREVIOUS ATTEMPT (from {who}) ----\n{quoted}\n"
