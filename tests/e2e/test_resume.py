@@ -67,6 +67,7 @@ async def test_killed_at_every_checkpoint_and_mid_session_the_agent_resumes() ->
         CheckpointType.REGRESSION_APPROVAL,
         CheckpointType.BUDGET_REACHED,
         CheckpointType.ENRICHMENT_SCOPE,  # the demo's enrichment keeps its issue's scope
+        CheckpointType.MERGE_CONFLICT,  # one issue at a time: no branch to merge
     }
     assert read_model(files.state, AgentState).phase is Phase.DONE
     milestone = read_model(files.milestone, FileMilestone)
@@ -83,6 +84,8 @@ async def test_killed_at_every_checkpoint_and_mid_session_the_agent_resumes() ->
     ]
     logged = [entry.id for entry in checkpoints.history(files)]
     assert len(logged) == len(set(logged)), "a resumed checkpoint is logged once"
+    kept = [decision.checkpoint_id for decision in milestone.decisions]
+    assert kept == logged, "killed at every checkpoint, each decision is on the tracker once"
     assert git.changed_files(spec.project_dir) == []
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q"], cwd=spec.project_dir, capture_output=True
