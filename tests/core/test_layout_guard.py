@@ -26,6 +26,8 @@ from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.schemas.sandbox_layout import SandboxLayout
 from common.workspace import checkpoints
+from common.workspace.decisions import waits_for_person
+from common.workspace.setup import set_auto_accept
 from tests.core.runs import logged, make_run
 
 
@@ -119,6 +121,23 @@ async def test_a_rejected_layout_change_pauses_and_keeps_the_record(
         await pending_guard(run, decide=False)
     assert run.state.sandbox_layout == recorded
     assert applied == []
+
+
+async def test_a_changed_layout_waits_for_a_person_even_with_auto_accept_on(
+    run: Run, tmp_path: Path, applied: list[SandboxLayout]
+) -> None:
+    """A changed sandbox plan always asks: auto-accept on does not approve it."""
+    set_auto_accept(run.files.root, True)
+    sibling = tmp_path / "sibling-src"
+    sibling.mkdir()
+    (site(run) / "editable.pth").write_text(f"{sibling}\n")
+    found = await pending_guard(run, decide=True)
+    assert f"    read-only folder added: {sibling}" in found.context.sandbox_changes
+    assert waits_for_person(found) == [
+        "a changed sandbox plan: the project's venv asks for other folders"
+    ]
+    assert "auto-accept never approves project_verification-" in logged(run)
+    assert applied == [run.state.sandbox_layout]
 
 
 def test_a_state_from_before_the_record_gets_one_at_start(run: Run) -> None:
