@@ -22,7 +22,7 @@ from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL
-from common.workspace import git
+from common.workspace import checkpoints, git
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, harness, log_text, start_agent
 from tests.e2e.test_project_env import calc_project, local_spec
@@ -136,6 +136,10 @@ def test_killed_in_the_parallel_path_every_slot_resumes_once(
     assert [issue.state for issue in milestone.issues] == ["closed"] * 4
     for issue in milestone.issues:
         assert [note.kind for note in issue.notes].count("closure") == 1, issue.notes
+    logged = [entry.id for entry in checkpoints.history(files)]
+    assert [decision.checkpoint_id for decision in milestone.decisions] == logged
+    closures = [d.issue for d in milestone.decisions if d.checkpoint_type == "issue_closure"]
+    assert sorted(iid or 0 for iid in closures) == [1, 2, 3, 4]
     feature = git.current_branch(project)
     feats = git.git(project, "log", "--no-merges", "--format=%s", f"main..{feature}").splitlines()
     assert sorted(feats) == [
