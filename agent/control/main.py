@@ -140,6 +140,7 @@ async def cmd_status(args: argparse.Namespace) -> int:
     print(f"  project:   {info.project_dir}")
     print(f"  workspace: {info.workspace}")
     print(f"  log:       {info.log_file}")
+    print(f"  auto-accept: {info.auto_accept_rules.text()}")
     exit_line = _exit_text(info) + (f" ({printable_line(info.reason)})" if info.reason else "")
     print(f"  exit:      {exit_line}")
     for line in status_lines(info.slots, datetime.now(UTC)):

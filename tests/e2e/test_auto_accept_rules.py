@@ -62,6 +62,8 @@ async def test_only_issue_closures_wait_for_a_person_under_the_spec_rules(
         if len(waited) == 1:
             listed = harness("list").stdout
             assert "AUTO except issue_closure" in listed, listed
+            status = harness("status", "agent_1").stdout
+            assert "  auto-accept: default=approve,issue_closure=ask\n" in status, status
         answered = harness("approve", "agent_1", "--checkpoint", pending.id)
         assert answered.returncode == 0, answered.stderr
 
