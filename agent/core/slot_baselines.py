@@ -40,10 +40,11 @@ def scratch_for(worktree: Path) -> Path:
     return worktree.with_name(worktree.name + SCRATCH_SUFFIX)
 
 
-def start(run: Run, worktree: Path, commit: str) -> None:
-    """Begin measuring the baseline of the slot in ``worktree``, which starts at ``commit``
-    (its worktree was just made: no measure of it is in flight)."""
-    task = asyncio.create_task(_measure(run, worktree, commit), name=f"baseline of {worktree}")
+def start(run: Run, worktree: Path) -> None:
+    """Begin measuring the baseline of the slot in ``worktree``, just made: of the commit
+    checked out there (read by the measure, off the slot's path: nothing commits in the
+    worktree before the session's gates, which await the measure)."""
+    task = asyncio.create_task(_measure(run, worktree, None), name=f"baseline of {worktree}")
     task.add_done_callback(_retrieved)
     run.gates.pending[worktree] = task
 
@@ -97,10 +98,11 @@ def _listed(project: Path, folder: Path) -> bool:
     return folder.resolve() in {path.resolve() for path in worktrees.listed(project)}
 
 
-async def _measure(run: Run, worktree: Path, commit: str) -> TestRun | None:
+async def _measure(run: Run, worktree: Path, commit: str | None) -> TestRun | None:
     command = run.state.test_command
     if command is None or run.spec.skip_test_suite:
         return None
+    commit = commit or await agit.head_commit(worktree)
     project = run.spec.project_dir
     scratch = scratch_for(worktree)
     await remove_scratch(run, worktree)  # a kill's leftover

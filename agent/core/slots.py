@@ -79,10 +79,9 @@ async def open_slot(run: Run, iid: int) -> IssueWork:
         slot_links.link_environment, project, folder, run.project_env.folders_in(project)
     )
     faultpoints.reached("slot.opened")
-    start = await agit.head_commit(folder)
     with run.store.editing() as state:
         step(state.work(iid), SlotStep.CODING)
-    slot_baselines.start(run, folder, start)
+    slot_baselines.start(run, folder)
     run.log(f"issue #{iid}: worktree {folder} on {branch}")
     return run.state.work(iid)
 

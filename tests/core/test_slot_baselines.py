@@ -81,7 +81,7 @@ async def test_a_kills_leftover_scratch_is_replaced(tmp_path: Path) -> None:
     await slot_baselines.remove_scratch(run, tmp_path / "issue-2")
     assert not half_made.exists()
 
-    slot_baselines.start(run, folder, start)
+    slot_baselines.start(run, folder)
     with run.store.editing() as state:
         state.work(1).baseline = None
     assert (await slot_baselines.settle(run, Seat(run, 1))) is not None
