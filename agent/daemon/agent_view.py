@@ -55,6 +55,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     pending = checkpoint.root.type if waiting and checkpoint is not None else None
     issues = _issues(files)
     rules: AutoAcceptRules = info.auto_accept if info is not None else record.spec.auto_accept
+    patience = (info.spec if info is not None else record.spec).checkpoint_timeout
     closed, total = sum(issue.state == "closed" for issue in issues), len(issues)
     about = issue_of(checkpoint.root) if pending is not None and checkpoint is not None else None
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
@@ -83,6 +84,7 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         else [],
         set_aside=state.set_aside if state is not None else [],
         pending_since=checkpoint.root.created_at if pending and checkpoint is not None else None,
+        remind_every_minutes=patience.remind_every_minutes if patience is not None else None,
         issues_closed=closed,
         issues_total=total,
         spend=state.spend if state is not None else Spend(),

@@ -173,6 +173,9 @@ class AgentInfo(StrictModel):
     """Issues left for a person (``needs-human``)."""
     pending_since: datetime | None = None
     """When the waiting checkpoint was raised (``None``: nothing waits)."""
+    remind_every_minutes: float | None = None
+    """The spec's ``checkpoint_timeout.remind_every_minutes``: clients announce a checkpoint
+    that still waits again this often, as the agent's log and webhook do (``None``: never)."""
     issues_closed: int = 0
     """Issues of the spec's milestone closed so far."""
     issues_total: int = 0
