@@ -12,13 +12,21 @@ notification, the ⚑ in the agent list and status bar) and opens only when the
 person asks (``c``, Enter on the agent). With ``auto_open`` set it opens by
 itself, only over the running view, and ignores keys for a moment, so a key
 meant for something else never answers a checkpoint nobody read.
+
+With ``remind_every_minutes`` in the agent's ``checkpoint_timeout``, a checkpoint that
+still waits is announced again every R minutes since it was raised (toast and every
+notifier channel, saying how long it has waited): also one set aside with Esc, whose
+dialog a reminder never forces open again. One timer, set for the earliest reminder
+due, so an idle TUI does not tick.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 
 from textual.screen import Screen
+from textual.timer import Timer
 
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles
@@ -28,6 +36,7 @@ from common.schemas.tui_settings import TuiSettings
 from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
+from tui import labels
 from tui.modals.checkpoint_dialog import (
     CheckpointDialog,
     Decided,
@@ -37,8 +46,12 @@ from tui.modals.checkpoint_dialog import (
 )
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE, PendingBook, Waiting
+from tui.services.reminders import next_reminder_at, reminder_text, reminders_due
 
 log = logging.getLogger(__name__)
+
+#: A reminder timer that fires a hair early (another clock) waits at least this long again.
+REMINDER_RETRY_S = 0.05
 
 
 class CheckpointDesk:
@@ -60,6 +73,11 @@ class CheckpointDesk:
         self.dialog: CheckpointDialog | None = None
         self._agents: dict[str, AgentInfo] = {}
         self._announced: set[str] = set()
+        self._reminded: dict[str, int] = {}
+        """Per checkpoint id, the reminders counted so far (announced, or due before this
+        TUI first saw it: a TUI started late announces once, not a burst of old ones)."""
+        self._reminder: Timer | None = None
+        self._reminder_at: datetime | None = None
         self._problems: dict[str, str] = {}
 
     def refresh(self, info: AgentInfo) -> None:
@@ -91,6 +109,7 @@ class CheckpointDesk:
         for waiting in self.book.waiting():
             if waiting.checkpoint.id not in self._announced:
                 self._announce(waiting)
+        self._arm_reminder()
         dialog = self.dialog
         if dialog is not None:
             if self.book.is_waiting(dialog.item):
@@ -106,6 +125,11 @@ class CheckpointDesk:
 
     def _announce(self, item: Waiting) -> None:
         self._announced.add(item.checkpoint.id)
+        every = self._remind_every(item)
+        if every is not None:
+            self._reminded[item.checkpoint.id] = reminders_due(
+                item.checkpoint.created_at, labels.now(), every
+            )
         kind = item.checkpoint.type.value
         iid = issue_of(item.checkpoint)
         about = f" (issue #{iid})" if iid is not None else ""
@@ -113,6 +137,53 @@ class CheckpointDesk:
         self.screen.app.notify(f"⚑ {item.agent} waits at {kind}{about}{how}", title="Checkpoint")
         if self.notifier is not None:
             self.screen.run_worker(self.notifier.announce(item.agent, kind), group="notify")
+
+    def _remind_every(self, item: Waiting) -> float | None:
+        """R of ``item``'s agent (``None``: its spec asks for no reminders)."""
+        info = self._agents.get(item.agent)
+        return info.remind_every_minutes if info is not None else None
+
+    def _arm_reminder(self) -> None:
+        """Set the one timer for the earliest reminder of a waiting checkpoint (or none)."""
+        moments = []
+        for item in self.book.waiting():
+            every = self._remind_every(item)
+            if every is not None:
+                sent = self._reminded.get(item.checkpoint.id, 0)
+                moments.append(next_reminder_at(item.checkpoint.created_at, sent, every))
+        at = min(moments, default=None)
+        if at == self._reminder_at:
+            return
+        if self._reminder is not None:
+            self._reminder.stop()
+        self._reminder, self._reminder_at = None, at
+        if at is not None:
+            delay = max(REMINDER_RETRY_S, (at - labels.now()).total_seconds())
+            self._reminder = self.screen.app.set_timer(delay, self._remind, name="reminder")
+
+    def _remind(self) -> None:
+        """The timer fell: announce again each checkpoint whose next reminder is due."""
+        self._reminder, self._reminder_at = None, None
+        now = labels.now()
+        for item in self.book.waiting():
+            every = self._remind_every(item)
+            if every is None:
+                continue
+            due = reminders_due(item.checkpoint.created_at, now, every)
+            if due > self._reminded.get(item.checkpoint.id, 0):
+                self._reminded[item.checkpoint.id] = due  # missed ones (a suspend) count once
+                self._announce_again(item, now - item.checkpoint.created_at)
+        self._arm_reminder()
+
+    def _announce_again(self, item: Waiting, waited: timedelta) -> None:
+        """A reminder: the toast and every notifier channel, never the dialog itself."""
+        kind = item.checkpoint.type.value
+        text = reminder_text(item.agent, kind, issue_of(item.checkpoint), waited)
+        showing = self.dialog is not None and self.dialog.item.checkpoint.id == item.checkpoint.id
+        how = "" if showing else " — c or Enter answers"
+        self.screen.app.notify(f"⚑ {text}{how}", title="Reminder")
+        if self.notifier is not None:
+            self.screen.run_worker(self.notifier.announce(item.agent, kind, text), group="notify")
 
     def subtitle(self, agent: str) -> str:
         """``agent_1 · textkit-helpers.md``: who asks."""

@@ -76,9 +76,13 @@ class Notifier:
             text += osc_sequences(message, in_tmux=self.in_tmux)
         return text
 
-    async def announce(self, agent: str, checkpoint: str) -> None:
-        """Tell every channel that ``agent`` waits at ``checkpoint``."""
-        message = printable_line(f"{agent} waits at {checkpoint}")
+    async def announce(self, agent: str, checkpoint: str, message: str | None = None) -> None:
+        """Tell every channel that ``agent`` waits at ``checkpoint``.
+
+        ``message``: what the channels say instead of ``<agent> waits at <checkpoint>``
+        (a reminder says how long it has waited); escaped like the default.
+        """
+        message = printable_line(message or f"{agent} waits at {checkpoint}")
         text = self.terminal_text(message)
         if text:
             self._write(text)
