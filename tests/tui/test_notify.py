@@ -73,3 +73,33 @@ def test_no_control_bidi_or_invisible_character_enters_an_osc_notification(
 def test_tmux_is_shown_a_format_as_text() -> None:
     """``display-message`` expands ``#(cmd)``: the harness's message doubles every ``#``."""
     assert tmux_literal("agent #(touch /tmp/x) #{pane_id}") == "agent ##(touch /tmp/x) ##{pane_id}"
+
+
+async def test_a_reminder_says_its_own_message_on_every_channel_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reminder's text replaces ``<agent> waits at <checkpoint>``; it is escaped the same
+    way (a control character cannot end the OSC, a ``#`` cannot run a tmux command)."""
+    out = tmp_path / "out.txt"
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    tmux_calls = tmp_path / "tmux.txt"
+    (fake_bin / "tmux").write_text(f'#!/bin/sh\necho "$@" >> {tmux_calls}\n')
+    (fake_bin / "tmux").chmod(0o755)
+    script = (
+        "import os, pathlib; "
+        "pathlib.Path(os.environ['OUT']).write_text(os.environ['HARNESS_MESSAGE'])"
+    )
+    settings = NotifySettings(bell=True, osc=True, command=[sys.executable, "-c", script])
+    written: list[str] = []
+    monkeypatch.setenv("OUT", str(out))
+    monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
+    notifier = Notifier(settings, written.append, environ={"TMUX": "/tmp/tmux-0/default,1,0"})
+    message = "agent_1 has waited 1h02m: issue_closure of #3\x1b]9;x\a"
+    await notifier.announce("agent_1", "issue_closure", message)
+    shown = "agent_1 has waited 1h02m: issue_closure of #3\\x1b]9,x\\x07"
+    assert out.read_text() == "agent_1 has waited 1h02m: issue_closure of #3\\x1b]9;x\\x07"
+    assert tmux_calls.read_text() == (
+        "display-message ⚑ agent_1 has waited 1h02m: issue_closure of ##3\\x1b]9;x\\x07\n"
+    )
+    assert written[0].startswith("\a\x1bPtmux;\x1b\x1b]9;" + shown + "\a")
