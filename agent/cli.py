@@ -36,6 +36,7 @@ from agent.core.policy import PolicyContext, audit
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
 from agent.core.project_env import pinned as pinned_project_env
+from agent.core.research import RESEARCH_VARIABLES, ResearchConfig
 from agent.core.runner import run_to_end
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
@@ -192,6 +193,7 @@ async def run_agent(
     places: ProtectedPlaces | None = None,
     worktrees: Path | None = None,
     web_link_file: Path | None = None,
+    research: ResearchConfig | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
@@ -226,9 +228,8 @@ async def run_agent(
         if layout != state.sandbox_layout:
             state = state.model_validate({**state.model_dump(), "sandbox_layout": layout})
             write_model(files.state, state)
-    secrecy = Secrecy(
-        files, [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
-    )
+    hidden = [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
+    secrecy = Secrecy(files, [*hidden, *(research.secrets() if research else [])])
     log.redact_with(secrecy.text)
     tracker = RedactingTracker(
         make_tracker(info, files, without_credentials(secrets), os.environ, log=log), secrecy.text
@@ -266,6 +267,7 @@ async def run_agent(
                 places,
                 worktrees or paths.worktrees_dir(files.root),
                 webhook,
+                research,
             )
             ended.outcome = outcome
         return outcome
@@ -285,6 +287,7 @@ async def _run(
     places: ProtectedPlaces,
     worktrees: Path,
     webhook: Webhook | None,
+    research: ResearchConfig | None = None,
 ) -> tuple[Outcome, str]:
     async with (
         model_environment(info.spec, log, credentials, files) as access,
@@ -308,6 +311,7 @@ async def _run(
                 else None
             ),
             max_turns=info.spec.budgets.turns_per_session,
+            research=research,
             policy=PolicySetup(
                 PolicyContext.for_project(
                     info.spec.project_dir,
@@ -340,11 +344,12 @@ async def _run(
 def session_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """What the agent keeps of its environment, for everything it starts.
 
-    No Claude secrets (the proxy holds them), no ``HARNESS_HOME`` (the model must
+    No Claude secrets (the proxy holds them), no research service or its key (the
+    harness's research tools call it, not the model's commands), no ``HARNESS_HOME`` (the model must
     not find the daemon's socket), and not the harness's own interpreter: the CLI,
     the model's Bash and the gates run in the project's environment.
     """
-    hidden = {*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES}
+    hidden = {*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES, *RESEARCH_VARIABLES}
     return without_harness({k: v for k, v in environ.items() if k not in hidden})
 
 
@@ -370,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         worktrees = paths.worktrees_dir(files.root)
         # And where `harness web` records its link, for the webhook's messages.
         web_link_file = web_link.link_file()
+        # The research services (enrichment's web_search, library_docs): the agent's alone.
+        research = ResearchConfig.from_environ(os.environ)
     except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.
@@ -388,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
             places=places,
             worktrees=worktrees,
             web_link_file=web_link_file,
+            research=research,
         )
     )
     return _ended(files, log, outcome, reason)
@@ -424,6 +432,7 @@ async def _supervised(
     places: ProtectedPlaces | None = None,
     worktrees: Path | None = None,
     web_link_file: Path | None = None,
+    research: ResearchConfig | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -441,6 +450,7 @@ async def _supervised(
             places=places,
             worktrees=worktrees,
             web_link_file=web_link_file,
+            research=research,
         )
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"

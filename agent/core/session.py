@@ -38,6 +38,7 @@ from agent.core.hooks import FileTracker, PolicySetup, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
 from agent.core.policy import PolicyContext
 from agent.core.policy.audit import AuditTrail
+from agent.core.research import ResearchConfig
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
 from agent.core.trace import TraceSession
@@ -83,6 +84,9 @@ class SessionConfig:
     the endpoint by it alone, so that sessions may run at once, each charged only its own
     requests (:meth:`agent.sandbox.launcher.SessionSandbox.own_entrance`); ``None``: the
     shared entrance, one session at a time. Used only with a ``meter``."""
+    research: ResearchConfig | None = None
+    """The research services configured for the agent (``web_search``, ``library_docs``
+    for enrichment sessions); ``None``: none."""
 
 
 @dataclass

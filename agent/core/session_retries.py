@@ -18,10 +18,11 @@ from pathlib import Path
 from agent.core import prompts
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
+from agent.core.research import research_prompt
 from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
-from agent.core.toolset import surface_for
+from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research
 from common.errors import SessionError
 
 SESSION_ATTEMPTS = 3
@@ -99,12 +100,19 @@ class Sessions:
         system = prompts.render("system")
         state = self.store.state
         values.setdefault("feedback", prompts.feedback_block(state.feedback, state.feedback_source))
-        surface = surface_for(template)
+        research = self.config.research
+        offered = research.tools() if research is not None else ()
+        surface = with_research(template, surface_for(template), offered)
+        if template in RESEARCH_KINDS:
+            values.setdefault("research", research_prompt(offered))
         prompt = prompts.render(template, project_dir=work_tree, **values)
         base = self.config_for(work_tree)
         for attempt in range(1, SESSION_ATTEMPTS + 1):
             reports = SessionReports(
-                expected_issue=expected_issue, surface=surface, spec_sections=spec_sections
+                expected_issue=expected_issue,
+                surface=surface,
+                spec_sections=spec_sections,
+                research=research,
             )
             # A session that must deliver a report is not cut at the budget (it would be
             # retried); the others are, and the budget guard asks before the next one.

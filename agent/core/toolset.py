@@ -63,6 +63,17 @@ SURFACES: dict[str, ToolSurface] = {
 }
 """Session kind (the prompt template's name) → its tools."""
 
+RESEARCH_KINDS = frozenset({"enrichment"})
+"""Session kinds that get the research tools (``web_search``, ``library_docs``) when the
+agent has the services configured: research only, no session that writes code."""
+
+
+def with_research(kind: str, surface: ToolSurface, research: Iterable[str]) -> ToolSurface:
+    """``surface`` with the configured research tools added when ``kind`` may research."""
+    extra = tuple(research) if kind in RESEARCH_KINDS else ()
+    return ToolSurface(surface.builtin, (*surface.harness, *extra)) if extra else surface
+
+
 FULL_SURFACE = ToolSurface(
     (*CODING, "Grep"),
     (

@@ -7,6 +7,7 @@ import os
 from agent.core import agit, faultpoints, gates, integrity, model_words, presets, spec_sections
 from agent.core.gates import classify_baseline
 from agent.core.orchestrator import Run
+from agent.core.research import sources_note
 from agent.core.scope_change import scope_changes, scope_diff
 from agent.core.webhook import aim_approved, shown_target
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
@@ -333,6 +334,8 @@ async def issue_enrichment(run: Run) -> None:
             )
             found = reports.enrichment
             assert found is not None
+            if reports.sources:  # recorded by the research tools themselves
+                await run.tracker.add_note(iid, "research", sources_note(reports.sources))
             if found.research_notes:
                 research = model_words.section("Research notes", found.research_notes)
                 await run.tracker.add_note(iid, "research", research)
