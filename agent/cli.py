@@ -243,6 +243,7 @@ async def run_agent(
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
+    secret_values += research.secrets() if research else []  # the trace redacts it too
     webhook = agent_webhook(
         info.spec.notify,
         state.notify,
