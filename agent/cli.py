@@ -368,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     log = AgentLog()
     try:
         secrets = collect_secrets(args.secrets_fds, os.environ)
+        # The research services (enrichment's web_search, library_docs): the agent's alone;
+        # the Context7 key came by the pipe like the GitLab token (or out of os.environ).
+        research = ResearchConfig.from_environ({**os.environ, **secrets})
         # Read once, held in memory: the sessions this agent starts never need HARNESS_HOME.
         key = decision_mac.load_key()
         # Taken before HARNESS_HOME leaves the environment: no sandbox may ever show it.
@@ -376,8 +379,6 @@ def main(argv: list[str] | None = None) -> int:
         worktrees = paths.worktrees_dir(files.root)
         # And where `harness web` records its link, for the webhook's messages.
         web_link_file = web_link.link_file()
-        # The research services (enrichment's web_search, library_docs): the agent's alone.
-        research = ResearchConfig.from_environ(os.environ)
     except (SecretsError, decision_mac.DecisionKeyError) as e:
         return _ended(files, log, "failed", str(e))
     # Started by hand: the Claude settings of this environment count, then leave it.

@@ -12,8 +12,8 @@ pipe whose read end the child inherits (:func:`start_with_secrets`); the child
 names it with ``--secrets-fd N``, reads it to the end and closes it
 (:func:`collect_secrets`). The values then live in memory only.
 
-Two kinds travel this way: the GitLab tokens (:data:`SECRET_VARIABLES`), which
-the daemon holds for every agent, and the Claude secrets
+Two kinds travel this way: the GitLab tokens and service keys
+(:data:`SECRET_VARIABLES`), which the daemon holds for every agent, and the Claude secrets
 (:data:`common.credentials.CLAUDE_SECRET_VARIABLES`), which a client hands to the
 daemon for one agent (see :mod:`common.credentials`).
 """
@@ -32,8 +32,11 @@ from typing import TypeVar
 from common.credentials import CLAUDE_SECRET_VARIABLES
 from common.errors import SecretsError
 
-SECRET_VARIABLES: tuple[str, ...] = ("GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN")
-"""The GitLab tokens: the daemon hands them to every agent."""
+GITLAB_VARIABLES: tuple[str, ...] = ("GITLAB_PERSONAL_ACCESS_TOKEN", "GITLAB_TOKEN", "CI_JOB_TOKEN")
+SERVICE_VARIABLES: tuple[str, ...] = ("CONTEXT7_API_KEY",)
+"""Keys of the services the agent's own tools call (enrichment's ``library_docs``)."""
+SECRET_VARIABLES: tuple[str, ...] = (*GITLAB_VARIABLES, *SERVICE_VARIABLES)
+"""The GitLab tokens and the service keys: the daemon hands them to every agent."""
 HIDDEN_VARIABLES: tuple[str, ...] = (*SECRET_VARIABLES, *CLAUDE_SECRET_VARIABLES)
 """Every variable the model must never see: the SDK hands the Claude CLI our whole environment."""
 SECRETS_FD_OPTION = "--secrets-fd"
@@ -144,7 +147,8 @@ def start_with_secrets(
 
 
 def gitlab_secrets(secrets: Mapping[str, str]) -> dict[str, str]:
-    """The GitLab tokens among ``secrets``: what a daemon keeps for all its agents.
+    """The GitLab tokens and service keys among ``secrets``: what a daemon keeps for all
+    its agents.
 
     Claude secrets are per agent: a daemon drops those it was started with.
     """

@@ -29,6 +29,7 @@ from agent.core.toolset import ToolSurface
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets
+from common.secrets import gitlab_secrets, secrets_in, without_secrets
 from tests.core.research_stand_ins import NONCE, Reply, StandIn, context7, searxng
 
 
@@ -138,6 +139,12 @@ def test_the_research_services_stay_out_of_the_sessions_environment() -> None:
         "PATH": "/usr/bin",
     }
     assert session_environment(environ) == {"PATH": "/usr/bin"}
+
+
+def test_the_context7_key_travels_by_pipe_like_the_gitlab_token() -> None:
+    environ = {"CONTEXT7_API_KEY": "k", "ANTHROPIC_API_KEY": "x", "PATH": "/usr/bin"}
+    assert gitlab_secrets(secrets_in(environ)) == {"CONTEXT7_API_KEY": "k"}
+    assert without_secrets(environ) == {"PATH": "/usr/bin"}
 
 
 def _tool(reports: SessionReports, name: str) -> Any:

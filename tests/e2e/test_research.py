@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,7 +27,7 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.milestone import FileMilestone
 from common.workspace.setup import prepare_workspace
-from tests.core.research_stand_ins import NONCE, StandIn, searxng
+from tests.core.research_stand_ins import NONCE, StandIn, context7, searxng
 from tests.e2e.agents import REPO, finish, log_text
 
 pytestmark = pytest.mark.slow
@@ -35,8 +36,12 @@ DEMO_PLAYBOOK = REPO / "demo" / "playbook.json"
 ENRICHED = "enrichment: Add word_count"
 SEARCH_STEP = {
     "text": "Let me look up how others count words.",
-    "tool_uses": [{"name": "mcp__harness__web_search", "input": {"query": "python word count"}}],
+    "tool_uses": [
+        {"name": "mcp__harness__web_search", "input": {"query": "python word count"}},
+        {"name": "mcp__harness__library_docs", "input": {"library": "widgets", "topic": "words"}},
+    ],
 }
+KEY = f"{NONCE}-key"
 
 
 def research_playbook(path: Path) -> Path:
@@ -48,8 +53,8 @@ def research_playbook(path: Path) -> Path:
     return path
 
 
-def test_enrichment_cites_what_the_search_stand_in_returned() -> None:
-    service = StandIn(searxng)
+def test_enrichment_cites_what_the_research_stand_ins_returned() -> None:
+    service, docs = StandIn(searxng), StandIn(context7)
     root = Path(tempfile.mkdtemp(prefix="e2r-", dir="/tmp"))
     playbook = research_playbook(root / "playbook.json")
     spec = prepare_demo(root / "demo", True).model_copy(update={"playbook": playbook})
@@ -58,7 +63,13 @@ def test_enrichment_cites_what_the_search_stand_in_returned() -> None:
     agent = subprocess.Popen(
         [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
         cwd=REPO,
-        env={**os.environ, "SEARXNG_URL": service.url},
+        # The agent re-execs itself with the key in a pipe instead (as the daemon hands it).
+        env={
+            **os.environ,
+            "SEARXNG_URL": service.url,
+            "CONTEXT7_API_KEY": KEY,
+            "CONTEXT7_URL": docs.url,
+        },
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -70,13 +81,21 @@ def test_enrichment_cites_what_the_search_stand_in_returned() -> None:
         if agent.poll() is None:
             agent.kill()
         service.close()
+        docs.close()
     (path, _), *more = service.requests
     assert "q=python+word+count" in path and "format=json" in path and not more
     issue = read_model(files.milestone, FileMilestone).issues[1]
     assert "enriched" in issue.labels
     (sources,) = [n.body for n in issue.notes if n.body.startswith("Sources")]
     assert f"- `https://docs.example.org/{NONCE}/0`" in sources.splitlines()
+    assert f"- `{docs.url}/acme/widgets`" in sources.splitlines()  # the key reached the agent
+    assert [urlsplit(p).path for p, _ in docs.requests] == [
+        "/api/v2/libs/search",
+        "/api/v2/context",
+    ]
     trace = trace_path(files).read_text()
+    written = [p.read_text(errors="replace") for p in files.root.rglob("*") if p.is_file()]
+    assert KEY not in trace and not any(KEY in text for text in written)
     assert '"mcp__harness__web_search"' in trace and f"docs.example.org/{NONCE}/0" in trace
     others = [i for i in read_model(files.milestone, FileMilestone).issues if i.iid != issue.iid]
     assert not any(n.body.startswith("Sources") for i in others for n in i.notes)
