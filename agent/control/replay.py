@@ -25,7 +25,7 @@ from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.project_env import detect
 from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
-from agent.core.toolset import SURFACES, ToolSurface
+from agent.core.toolset import RESEARCH_TOOLS, SURFACES, ToolSurface, with_research
 from agent.core.trace import read_trace, tracing
 from agent.model.server import PlaybookServer
 from agent.model.trace_playbook import TraceAnswers, rewrite
@@ -70,10 +70,13 @@ def clone_at(project: Path, head: str, into: Path) -> Path:
 
 
 def _surface(record: SessionRecord) -> ToolSurface:
-    """Today's tool surface of the session's kind (a change shows as a difference)."""
+    """Today's tool surface of the session's kind (a change shows as a difference), with
+    the research tools it was offered (they answer in the replay that nothing is
+    configured: a replay calls no outside service)."""
     start = record.start
     if start.kind in SURFACES:
-        return SURFACES[start.kind]
+        offered = [name for name in RESEARCH_TOOLS if name in start.harness_tools]
+        return with_research(start.kind, SURFACES[start.kind], offered)
     return ToolSurface(tuple(start.builtin_tools), tuple(start.harness_tools))
 
 

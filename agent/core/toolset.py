@@ -63,6 +63,8 @@ SURFACES: dict[str, ToolSurface] = {
 }
 """Session kind (the prompt template's name) → its tools."""
 
+RESEARCH_TOOLS = ("web_search", "library_docs")
+"""The harness tools that call an outside service (:mod:`agent.core.research`)."""
 RESEARCH_KINDS = frozenset({"enrichment"})
 """Session kinds that get the research tools (``web_search``, ``library_docs``) when the
 agent has the services configured: research only, no session that writes code."""

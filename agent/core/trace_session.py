@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from claude_agent_sdk import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
 
 from agent.core import trace
-from agent.core.toolset import SURFACES, ToolSurface
+from agent.core.toolset import RESEARCH_KINDS, RESEARCH_TOOLS, SURFACES, ToolSurface
 from common.errors import GitError
 from common.schemas.trace import SessionEnd, SessionStart, ToolCall, ToolResult
 from common.workspace import git
@@ -25,8 +25,15 @@ if TYPE_CHECKING:
 
 
 def kind_of(surface: ToolSurface) -> str | None:
-    """The session kind whose tool surface this is (``None`` for an ad-hoc one)."""
-    return next((kind for kind, known in SURFACES.items() if known == surface), None)
+    """The session kind whose tool surface this is (``None`` for an ad-hoc one); a kind
+    that may research is still itself with the research tools it was offered."""
+    plain = ToolSurface(
+        surface.builtin, tuple(t for t in surface.harness if t not in RESEARCH_TOOLS)
+    )
+    for kind, known in SURFACES.items():
+        if known == surface or (kind in RESEARCH_KINDS and known == plain):
+            return kind
+    return None
 
 
 def _head(project: Path) -> tuple[str | None, bool]:

@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from agent.cli import session_environment
+from agent.control.replay import _surface as replay_surface
+from agent.control.trace_compare import SessionRecord
 from agent.core import research
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
@@ -25,10 +27,12 @@ from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult
 from agent.core.session_retries import Sessions
 from agent.core.tools import SessionReports
-from agent.core.toolset import ToolSurface
+from agent.core.toolset import SURFACES, ToolSurface, with_research
+from agent.core.trace_session import kind_of
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets
+from common.schemas.trace import SessionStart
 from common.secrets import gitlab_secrets, secrets_in, without_secrets
 from tests.core.research_stand_ins import NONCE, Reply, StandIn, context7, searxng
 
@@ -258,3 +262,16 @@ async def test_other_session_kinds_never_get_research_tools(tmp_path: Path) -> N
     reports, prompt = await _offered(tmp_path, "initializer", config, **CODING_KINDS["initializer"])
     assert reports.surface.harness == ("propose_issues",)
     assert "web_search" not in prompt
+
+
+def test_a_researching_enrichment_is_still_traced_and_replayed_as_enrichment() -> None:
+    surface = with_research("enrichment", SURFACES["enrichment"], ("web_search",))
+    assert kind_of(surface) == "enrichment"
+    assert kind_of(ToolSurface(("Read",), ("web_search",))) is None
+    start = SessionStart(
+        label="enrichment #2", kind="enrichment", builtin_tools=list(surface.builtin),
+        harness_tools=list(surface.harness), expected_issue=2, system_prompt="", prompt="",
+        model=None, project_dir="/tmp/x",
+    )  # fmt: skip
+    record = SessionRecord(start=start, requests=[], calls=[], results=[], policy=[], end=None)
+    assert replay_surface(record) == surface
