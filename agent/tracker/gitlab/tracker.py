@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -259,37 +260,41 @@ class GitLabTracker:
     async def _merge_request_note(self, iid: int, key: str, body: str) -> Attrs:
         """The note ``body`` on merge request ``iid``, made once under ``key``."""
         api = await self._api()
+        return await self._once(
+            f"merge request !{iid}",
+            lambda: api.merge_request_notes(iid),
+            lambda: api.create_merge_request_note(iid, with_marker(body, key)),
+            key,
+        )
+
+    async def _once(
+        self,
+        where: str,
+        listed: Callable[[], list[Attrs]],
+        create: Callable[[], Attrs],
+        key: str,
+    ) -> Attrs:
+        """The note under ``key`` among ``listed()`` notes of ``where``, made by ``create``
+        when it is not there yet (looked for first, and again after a failed create)."""
 
         def find() -> Attrs | None:
-            notes = api.merge_request_notes(iid)
-            return next((n for n in notes if split_marker(n.get("body") or "")[1] == key), None)
+            return next((n for n in listed() if split_marker(n.get("body") or "")[1] == key), None)
 
         calls = self._calls()
-        found = await calls.get(f"read the notes of merge request !{iid}", find)
+        found = await calls.get(f"read the notes of {where}", find)
         if found is not None:
             return found
-        return await calls.create(
-            f"comment on merge request !{iid}",
-            lambda: api.create_merge_request_note(iid, with_marker(body, key)),
-            find,
-        )
+        return await calls.create(f"comment on {where}", create, find)
 
     async def _note(self, iid: int, key: str, body: str) -> IssueNote:
         """The note ``body`` on issue ``iid``, made once under ``key`` (looked for first)."""
         api = await self._api()
-
-        def find() -> Attrs | None:
-            notes = api.notes(iid)
-            return next((n for n in notes if split_marker(n.get("body") or "")[1] == key), None)
-
-        calls = self._calls()
-        attrs = await calls.get(f"read the notes of issue #{iid}", find)
-        if attrs is None:
-            attrs = await calls.create(
-                f"comment on issue #{iid}",
-                lambda: api.create_note(iid, with_marker(body, key)),
-                find,
-            )
+        attrs = await self._once(
+            f"issue #{iid}",
+            lambda: api.notes(iid),
+            lambda: api.create_note(iid, with_marker(body, key)),
+            key,
+        )
         self._notes.pop(iid, None)
         note = user_notes([attrs])[0]
         if iid in self._issues:
