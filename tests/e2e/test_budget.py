@@ -26,6 +26,7 @@ from agent.model.server import PlaybookServer
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
     BudgetReachedCheckpoint,
@@ -64,7 +65,7 @@ async def test_the_cost_budget_pauses_at_a_checkpoint_showing_the_spend() -> Non
     spec = local_spec(project, DATA / "lint-spec.md", None).model_copy(
         update={
             "model": PRICED_MODEL,
-            "auto_accept": False,
+            "auto_accept": AutoAcceptRules.off(),
             "budgets": Budgets(cost_usd=BUDGET_USD),
         }
     )
@@ -109,7 +110,7 @@ async def test_a_regression_left_at_the_end_stops_the_mr_at_regression_approval(
     project = calc_project(Path(tempfile.mkdtemp(prefix="e2m-", dir="/tmp")))
     spec = local_spec(
         project, DATA / "late-regression-spec.md", DATA / "late-regression-playbook.json"
-    ).model_copy(update={"auto_accept": False})
+    ).model_copy(update={"auto_accept": AutoAcceptRules.off()})
     files = WorkspaceFiles(prepare_workspace(spec))
     agent = start_agent(files)
     asked: list[RegressionApprovalCheckpoint] = []

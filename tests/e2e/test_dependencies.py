@@ -23,6 +23,7 @@ from agent.core.faultpoints import VARIABLE
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import (
     IssueSelectionCheckpoint,
     ProjectVerificationCheckpoint,
@@ -115,7 +116,7 @@ async def test_a_person_changes_the_dependencies_with_harness_approve_choice(
 ) -> None:
     project = calc_project(Path(tempfile.mkdtemp(prefix="e2d-", dir="/tmp")))
     spec = local_spec(project, DATA / "ordered-spec.md", DATA / "ordered-playbook.json")
-    spec = spec.model_copy(update={"auto_accept": False})
+    spec = spec.model_copy(update={"auto_accept": AutoAcceptRules.off()})
     started = harness("run", "--specs", json.dumps([spec.model_dump(mode="json")]))
     assert started.returncode == 0, started.stderr
     files = WorkspaceFiles(next((project / ".claude-agent").iterdir()))
