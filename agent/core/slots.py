@@ -106,6 +106,9 @@ async def merge_slot(run: Run, iid: int, lock: asyncio.Lock) -> SlotMerge:
     project = run.spec.project_dir
     feature = run.info.feature_branch
     async with lock:
+        settled = await agit.off_loop(worktrees.settle_cut_merge, project)
+        if settled is not None:
+            run.log(f"a merge cut short before a restart: {settled}")
         if await agit.current_branch(project) != feature:
             await agit.git(project, "checkout", feature)
         in_feature = await agit.off_loop(worktrees.is_merged, project, slot.branch)

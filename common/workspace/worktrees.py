@@ -125,6 +125,26 @@ def merge(repo: Path, branch: str, message: str, identity: Sequence[str] = ()) -
     )
 
 
+def settle_cut_merge(repo: Path) -> str | None:
+    """Put right a merge a kill cut short in ``repo`` (``MERGE_HEAD`` still there); what
+    was done, or ``None`` when no merge was in progress.
+
+    Why: the harness's git dies with the agent, so a kill can stop ``git merge`` at any
+    point, and the next merge would be refused ("you have not concluded your merge").
+    Killed after the merge commit was made: only git's note of the merge is left, and is
+    forgotten (``--quit``: the commit, the index and the files stay). Killed before it:
+    the merge is aborted, the feature branch as it was, and the caller merges again.
+    """
+    merging = git.git(repo, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False)
+    if not merging:
+        return None
+    if git.git(repo, "merge-base", merging, "HEAD", check=False) == merging:
+        git.git(repo, "merge", "--quit")
+        return "its merge commit was made; git's note of the merge is dropped"
+    git.git(repo, "merge", "--abort")
+    return "it was aborted; the merge is made again"
+
+
 def is_merged(repo: Path, branch: str) -> bool:
     """Whether ``branch``'s tip is already in HEAD (a merge done before a kill)."""
     tip = git.git(repo, "rev-parse", "--verify", f"{branch}^{{commit}}")

@@ -235,3 +235,40 @@ def test_a_model_written_union_attribute_cannot_merge_a_conflict_away(
 
     assert not outcome.merged and outcome.conflicts == ("calc.py",)
     assert (repo / "calc.py").read_text() == "def one():\n    return 'first'\n"
+
+
+def test_a_merge_killed_after_its_commit_leaves_nothing_in_the_way(
+    repo: Path, tmp_path: Path
+) -> None:
+    place = tmp_path / "trees" / "issue-1"
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    commit_file(place, "one.py", "ONE = 1\n", "one")
+    assert worktrees.merge(repo, "feature/x-issue-1", "Merge issue #1", IDENTITY).merged
+    merged_at = sh_git(repo, "rev-parse", "HEAD")
+    tip = sh_git(repo, "rev-parse", "feature/x-issue-1")
+    git_dir = Path(sh_git(repo, "rev-parse", "--absolute-git-dir"))
+    (git_dir / "MERGE_HEAD").write_text(tip + "\n")  # killed before git dropped its note
+
+    assert "commit was made" in (worktrees.settle_cut_merge(repo) or "")
+
+    assert sh_git(repo, "rev-parse", "HEAD") == merged_at
+    assert not (git_dir / "MERGE_HEAD").exists()
+    assert sh_git(repo, "status", "--porcelain") == ""
+    assert worktrees.settle_cut_merge(repo) is None
+
+
+def test_a_merge_killed_before_its_commit_is_aborted_and_made_again(
+    repo: Path, tmp_path: Path
+) -> None:
+    place = tmp_path / "trees" / "issue-2"
+    worktrees.add(repo, place, "feature/x-issue-2", "feature/x")
+    commit_file(place, "two.py", "TWO = 2\n", "two")
+    before = sh_git(repo, "rev-parse", "HEAD")
+    sh_git(repo, "merge", "--no-ff", "--no-commit", "feature/x-issue-2")  # killed mid-way
+
+    assert "aborted" in (worktrees.settle_cut_merge(repo) or "")
+
+    assert sh_git(repo, "rev-parse", "HEAD") == before
+    assert sh_git(repo, "status", "--porcelain") == ""
+    outcome = worktrees.merge(repo, "feature/x-issue-2", "Merge issue #2", IDENTITY)
+    assert outcome.merged and (repo / "two.py").read_text() == "TWO = 2\n"
