@@ -21,7 +21,7 @@ from pathlib import Path
 
 from common.errors import GitError
 from common.untrusted_text import printable
-from common.workspace import git, pathnames
+from common.workspace import git, gitdirs, pathnames
 
 CONFLICT_EXCERPT_CHARS = 8_000
 """How much of the conflicted diff a merge outcome carries (the session's feedback)."""
@@ -123,6 +123,28 @@ def merge(repo: Path, branch: str, message: str, identity: Sequence[str] = ()) -
         excerpt=excerpt,
         excerpt_cut=cut,
     )
+
+
+def clear_stale_lock(tree: Path, made_before: float) -> Path | None:
+    """Remove the index lock of ``tree``'s own git folder when it was made before
+    ``made_before`` (a time stamp); the lock removed, or ``None``.
+
+    Why: the harness's git dies with the agent, so a kill while one slot's git held
+    the index leaves ``index.lock`` behind, and every later git in that tree would fail
+    ("another git process seems to be running"). Called when an agent starts its slots,
+    before any git of its own runs: a lock older than that start is a dead process's.
+    """
+    folders = gitdirs.git_folders(tree)
+    if folders is None:
+        return None
+    lock = folders.git_dir / "index.lock"
+    try:
+        if lock.is_symlink() or lock.stat().st_mtime >= made_before:
+            return None
+        lock.unlink()
+    except FileNotFoundError:
+        return None
+    return lock
 
 
 def settle_cut_merge(repo: Path) -> str | None:

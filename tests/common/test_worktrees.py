@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,20 @@ def test_a_merge_killed_before_its_commit_is_aborted_and_made_again(
     assert sh_git(repo, "status", "--porcelain") == ""
     outcome = worktrees.merge(repo, "feature/x-issue-2", "Merge issue #2", IDENTITY)
     assert outcome.merged and (repo / "two.py").read_text() == "TWO = 2\n"
+
+
+def test_an_index_lock_left_by_a_killed_git_is_removed_a_newer_one_kept(
+    repo: Path, tmp_path: Path
+) -> None:
+    place = tmp_path / "trees" / "issue-3"
+    worktrees.add(repo, place, "feature/x-issue-3", "feature/x")
+    own = Path(sh_git(place, "rev-parse", "--absolute-git-dir"))
+    (own / "index.lock").write_text("")
+    started = time.time() + 1  # the lock was made before the agent started its slots
+
+    assert worktrees.clear_stale_lock(place, started) == own / "index.lock"
+    commit_file(place, "three.py", "THREE = 3\n", "three")  # git works again there
+
+    (own / "index.lock").write_text("")
+    assert worktrees.clear_stale_lock(place, time.time() - 60) is None  # a live git's
+    assert (own / "index.lock").exists()

@@ -19,6 +19,7 @@ issue. A kill anywhere resumes every slot from its recorded step, exactly once.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from agent.core import agit, faultpoints, slot_plan, slots
@@ -38,6 +39,7 @@ async def issue_slots(run: Run) -> None:
     """
     merge_lock = asyncio.Lock()
     tasks: dict[int, asyncio.Task[None]] = {}
+    await agit.off_loop(_clear_stale_locks, run, time.time())
     try:
         while True:
             issues = await run.tracker.list_issues()
@@ -127,6 +129,15 @@ async def _merge_and_close(run: Run, seat: Seat, merge_lock: asyncio.Lock) -> No
     faultpoints.reached("issue_closure.closed")
     await slots.close_slot(run, iid)
     run.log(f"issue #{iid} closed")
+
+
+def _clear_stale_locks(run: Run, started: float) -> None:
+    """Index locks a killed agent's git left in the project or a slot's worktree."""
+    trees = [run.spec.project_dir]
+    trees += [Path(work.slot.worktree) for work in run.state.slots().values() if work.slot]
+    for tree in trees:
+        if tree.is_dir() and (lock := worktrees.clear_stale_lock(tree, started)) is not None:
+            run.log(f"removed {lock}: left by a git the last restart cut short")
 
 
 def _start(run: Run, iid: int, merge_lock: asyncio.Lock) -> asyncio.Task[None]:
