@@ -56,11 +56,15 @@ def git_bytes(
         *git_guard.command_args(rest),
     ]
     workspace = repo / WORKSPACE_ROOT_NAME
+    # Only the harness's own folder is hidden: a link of that name (a session can make
+    # one in a worktree) would make bwrap refuse every git there; its target is outside
+    # the jail anyway.
+    harness_own = workspace.is_dir() and not workspace.is_symlink()
     jail = git_jail.Jail(
         repo,
         (*writable, *_linked_git_dirs(repo)),
         tuple(read_only),
-        hidden=(workspace,) if workspace.is_dir() else (),
+        hidden=(workspace,) if harness_own else (),
     )
     safe = git_guard.safe_environ(None if env is None else {**os.environ, **env})
     command, run_env = git_jail.wrap(jail, command, safe)

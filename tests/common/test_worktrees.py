@@ -290,3 +290,16 @@ def test_an_index_lock_left_by_a_killed_git_is_removed_a_newer_one_kept(
     (own / "index.lock").write_text("")
     assert worktrees.clear_stale_lock(place, time.time() - 60) is None  # a live git's
     assert (own / "index.lock").exists()
+
+
+def test_a_link_named_like_the_workspace_in_a_worktree_does_not_stop_its_git(
+    repo: Path, tmp_path: Path
+) -> None:
+    place = tmp_path / "trees" / "issue-4"
+    worktrees.add(repo, place, "feature/x-issue-4", "feature/x")
+    (place / ".claude-agent").symlink_to("../..")  # a session's, aimed at the harness's area
+    commit_file(place, "four.py", "FOUR = 4\n", "four")
+
+    assert "four.py" in git.git(place, "show", "--stat", "HEAD")
+    worktrees.remove(repo, place)
+    assert not place.exists() and (tmp_path / "trees").is_dir()
