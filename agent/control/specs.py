@@ -25,6 +25,7 @@ def parse_specs(text: str) -> list[AgentSpec]:
     except json.JSONDecodeError as e:
         raise SpecError(
             f"--specs is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            + _file_hint(text)
         ) from e
     if isinstance(data, dict):
         data = [data]
@@ -39,6 +40,15 @@ def parse_specs(text: str) -> list[AgentSpec]:
         )
         message = str(problem["msg"])
         raise SpecError(f"--specs{where}: {message[:1].lower()}{message[1:]}") from e
+
+
+def _file_hint(text: str) -> str:
+    """How to name a file, when the text given looks like a path rather than JSON (people
+    type ``--specs specs.json``)."""
+    looks_like_path = "/" in text or text.endswith(".json")
+    if text.lstrip()[:1] in ("[", "{") or not looks_like_path or "\n" in text:
+        return ""
+    return f"; to read the specs from a file, write --specs @{text}"
 
 
 def with_model_latency(specs: list[AgentSpec], text: str) -> list[AgentSpec]:

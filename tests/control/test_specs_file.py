@@ -32,3 +32,19 @@ def test_a_specs_file_is_checked_like_inline_json(tmp_path: Path) -> None:
 
     with pytest.raises(SpecError, match=r"^--specs is not valid JSON"):
         parse_specs(f"@{specs}")
+
+
+@pytest.mark.parametrize("given", ["/tmp/specs.json", "specs.json", "~/batch/specs.json"])
+def test_a_path_given_without_at_says_how_to_name_a_file(given: str) -> None:
+    with pytest.raises(
+        SpecError,
+        match=rf"^--specs is not valid JSON: .*; to read the specs "
+        rf"from a file, write --specs @{given}$",
+    ):
+        parse_specs(given)
+
+
+def test_broken_json_gets_no_file_hint() -> None:
+    with pytest.raises(SpecError) as raised:
+        parse_specs('[{"spec_file": "/tmp/s.md",')
+    assert "@" not in str(raised.value)
