@@ -66,8 +66,13 @@ def write_checkpoint(workspace: Path, checkpoint: Checkpoint) -> None:
 
 
 def dialog(app: HarnessApp) -> CheckpointDialog | None:
-    """The checkpoint dialog on top, if that is what is on top."""
-    return app.screen if isinstance(app.screen, CheckpointDialog) else None
+    """The checkpoint dialog on top, once it is mounted (its widgets composed).
+
+    A dialog is on the screen stack before its children exist; reading or pressing keys
+    into it then races its composition.
+    """
+    screen = app.screen
+    return screen if isinstance(screen, CheckpointDialog) and screen.is_mounted else None
 
 
 def dialog_for(app: HarnessApp, checkpoint_id: str) -> Callable[[], bool]:
