@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.assets import asset_path
 from agent.control.demo_env import ensure_demo_env, link_demo_env
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
@@ -29,7 +30,7 @@ from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from common.workspace import git
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_DIR = asset_path("demo")
 SPEC_NAME = "textkit-helpers.md"
 IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc", ".venv")
 LOCAL_PROJECT = "demo/textkit"

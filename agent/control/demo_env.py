@@ -19,10 +19,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from agent.assets import asset_path
 from common.errors import SpecError
 from common.paths import harness_home
 
-REQUIREMENTS = Path(__file__).resolve().parents[2] / "demo" / "requirements.txt"
+REQUIREMENTS = asset_path("demo", "requirements.txt")
 CACHE_VARIABLE = "HARNESS_ENV_CACHE"
 _READY = ".harness-env-ready"
 

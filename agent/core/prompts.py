@@ -1,8 +1,8 @@
-"""Prompt templates: Markdown files in ``prompts/`` with ``$placeholders``.
+"""Prompt templates: Markdown files in ``agent/assets/prompts/`` with ``$placeholders``.
 
 Text the harness did not write (the spec, issue titles and descriptions, notes,
 git output, test output) enters a prompt inside an ``<untrusted source="…">``
-block, which ``prompts/system.md`` declares to be data, never instructions. A
+block, which ``system.md`` declares to be data, never instructions. A
 delimiter inside the data is neutralised, so the data cannot close its block and
 speak as the harness. This marks the data for the model; what actually keeps a
 README from approving a checkpoint is that the phase machine, the decisions (see
@@ -12,11 +12,12 @@ README from approving a checkpoint is that the phase machine, the decisions (see
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from string import Template
 from typing import Literal
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+from agent.assets import asset_path
+
+PROMPTS_DIR = asset_path("prompts")
 
 UNTRUSTED_VALUES = frozenset(
     {"spec", "section_list", "description", "notes", "git_log", "all_issues", "issues"}

@@ -1,4 +1,4 @@
-"""Finding and reading eval cases (``evals/cases/<name>/case.json``)."""
+"""Finding and reading eval cases (``agent/assets/evals/cases/<name>/case.json``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from agent.assets import asset_path
 from common.errors import HarnessError
 from common.schemas.eval_case import EvalCase
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "evals" / "cases"
+CASES_DIR = asset_path("evals", "cases")
 """The suite that comes with the harness."""
 
 

@@ -25,10 +25,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from agent.assets import asset_path
 from common.errors import HarnessError
 from common.schemas.base import StrictModel
 
-DEMO_PLAYBOOK = Path(__file__).resolve().parents[2] / "demo" / "playbook.json"
+DEMO_PLAYBOOK = asset_path("demo", "playbook.json")
 """The playbook the embedded model answers from unless a spec names another."""
 ONLY_THE_DEMO = (
     "the embedded model only plays the demo; set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL "

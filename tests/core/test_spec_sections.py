@@ -3,14 +3,13 @@ text of its own, stable and unique ids."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from agent.assets import asset_path
 from agent.core import spec_sections
 from agent.core.spec_sections import PREAMBLE, WHOLE_SPEC, SpecSection, parse
 
-DEMO_SPEC = Path(__file__).resolve().parents[2] / "demo" / "spec.md"
+DEMO_SPEC = asset_path("demo", "spec.md")
 
 
 def ids(text: str) -> list[str]:

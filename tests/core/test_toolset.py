@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from agent.assets import asset_path
 from agent.core.tools import SessionReports
 from agent.core.toolset import (
     FULL_SURFACE,
@@ -19,7 +19,7 @@ from agent.core.toolset import (
 )
 from common.errors import SessionError
 
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+PROMPTS = asset_path("prompts")
 NOT_IN_THE_CLI = {"MultiEdit", "TodoWrite"}
 
 

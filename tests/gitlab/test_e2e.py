@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.assets import asset_path
 from agent.control.demo import GitLabTarget, attach_local_gitlab, prepare_demo
 from agent.control.follow import wait_until_finished
 from agent.daemon.client import DaemonClient
@@ -86,7 +87,7 @@ def probing_playbook(root: Path) -> Path:
     The probe (through its launcher, put in the project by :func:`install`) writes
     what it read to ``PROJECT/.pytest_cache/seen.json``.
     """
-    playbook = json.loads((REPO / "demo" / "playbook.json").read_text())
+    playbook = json.loads(asset_path("demo", "playbook.json").read_text())
     bash = next(
         use
         for scenario in playbook["scenarios"]

@@ -26,6 +26,7 @@ from claude_agent_sdk import (
     tool,
 )
 
+from agent.assets import asset_path
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import Playbook
 
@@ -166,7 +167,7 @@ async def test_demo_coding_scenario_makes_the_tests_pass(
     tmp_path: Path, home: Path, serve: list[PlaybookServer]
 ) -> None:
     project = tmp_path / "project"
-    shutil.copytree(REPO / "demo" / "project", project)
+    shutil.copytree(asset_path("demo", "project"), project)
     done: list[dict[str, Any]] = []
 
     @tool(
@@ -186,7 +187,7 @@ async def test_demo_coding_scenario_makes_the_tests_pass(
         done.append(args)
         return {"content": [{"type": "text", "text": json.dumps({"ok": True})}]}
 
-    server = start(serve, load_playbook(REPO / "demo" / "playbook.json"))
+    server = start(serve, load_playbook(asset_path("demo", "playbook.json")))
     prompt = f"Session: coding issue #1: Add slugify\nProject directory: {project}\n"
     results = await run_session(options(server, project, home, [report_issue_done]), prompt)
 

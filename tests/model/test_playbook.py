@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent.assets import asset_path
 from agent.model.playbook import (
     Playbook,
     PlaybookError,
@@ -19,7 +20,7 @@ from agent.model.playbook import (
     substitute,
 )
 
-DEMO_PLAYBOOK = Path(__file__).resolve().parents[2] / "demo" / "playbook.json"
+DEMO_PLAYBOOK = asset_path("demo", "playbook.json")
 TOOLS = [{"name": "Read", "input_schema": {"type": "object"}}]
 
 
@@ -239,7 +240,7 @@ def demo_reply(prompt: str, assistant_turns: int) -> Reply:
     )
 
 
-DEMO_SPEC = (Path(__file__).resolve().parents[2] / "demo" / "spec.md").read_text()
+DEMO_SPEC = asset_path("demo", "spec.md").read_text()
 
 
 def test_demo_initializer_proposes_the_three_issues() -> None:
