@@ -9,6 +9,13 @@ harness reads (:mod:`agent.core.policy.protected`: ``.git`` at any depth, ``*.pt
 ``pyvenv.cfg``), the same rule as for Bash; Bash commands are judged by the command
 policy (:mod:`agent.core.policy`). Every decision is written to the agent's log and
 counted (:mod:`agent.core.policy.audit`).
+
+MCP tools: the harness's own (``mcp__harness__*``) check their input themselves; a
+tool of an MCP server the session was given (``mcp__<server>__*``, a server the spec or
+the person at project_verification named) is allowed, logged and counted like every
+call: what it does is the server's, which runs in the session's sandbox (stdio) or is
+the remote service the person approved (url), and the command policy has no rule for a
+tool it cannot read. A tool of any other MCP server is refused: nobody approved it.
 """
 
 from __future__ import annotations
@@ -41,6 +48,8 @@ PATH_KEYS: dict[str, tuple[str, ...]] = {
     "Grep": ("path",),
 }
 WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+MCP_PREFIX = "mcp__"
+HARNESS_SERVER = "harness"
 _VALID_DECISIONS = frozenset({"allow", "deny", "ask"})
 
 
@@ -95,6 +104,8 @@ class ToolPolicy:
     project_dir: Path
     context: PolicyContext | None = None
     """The command policy's context; the defaults for the project when ``None``."""
+    mcp_servers: frozenset[str] = frozenset()
+    """The MCP servers of the user's the session was given, by name: their tools run."""
 
     def check(
         self, tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None
@@ -105,6 +116,8 @@ class ToolPolicy:
         """
         if tool_name == "Bash":
             return self._check_bash(str(tool_input.get("command", "")), cwd)
+        if tool_name.startswith(MCP_PREFIX):
+            return self._check_mcp(tool_name)
         for key in PATH_KEYS.get(tool_name, ()):
             raw = tool_input.get(key)
             if raw is None:
@@ -113,6 +126,12 @@ class ToolPolicy:
             if reason:
                 return reason
         return None
+
+    def _check_mcp(self, tool_name: str) -> str | None:
+        server = tool_name.removeprefix(MCP_PREFIX).partition("__")[0]
+        if server == HARNESS_SERVER or server in self.mcp_servers:
+            return None
+        return f"{tool_name} is not a tool of an MCP server this session was given"
 
     def _check_path(self, raw: str, *, writing: bool) -> str | None:
         root = self.project_dir.resolve()

@@ -76,6 +76,9 @@ class Run:
     layout_keeper: LayoutKeeper | None = None
     """The sandbox layout now and how to apply an approved one (``None``: unsandboxed);
     :mod:`agent.core.integrity` compares it with the recorded layout."""
+    allow_hosts: Callable[[tuple[str, ...]], None] | None = None
+    """Gives the sandbox's filtering proxy the ``host:port`` pairs approved at
+    project_verification (``None``: unsandboxed, or on the host's network)."""
     worktrees: Path | None = None
     """Where this agent's issue worktrees live (parallel issues): named at the agent's
     start, while ``HARNESS_HOME`` is still in its environment
@@ -101,6 +104,7 @@ class Run:
         layout_keeper: LayoutKeeper | None = None,
         worktrees: Path | None = None,
         webhook: Webhook | None = None,
+        allow_hosts: Callable[[tuple[str, ...]], None] | None = None,
     ) -> Run:
         """Compose a run from the workspace, the state and how sessions reach the model.
 
@@ -141,6 +145,7 @@ class Run:
             model_check=model_check,
             layout_keeper=layout_keeper,
             worktrees=worktrees or paths.worktrees_dir(files.root),
+            allow_hosts=allow_hosts,
         )
 
     @property

@@ -36,6 +36,7 @@ from agent.core import trace_session
 from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.hooks import FileTracker, PolicySetup, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
+from agent.core.mcp_servers import failed_servers, sdk_config
 from agent.core.policy import PolicyContext
 from agent.core.policy.audit import AuditTrail
 from agent.core.research import ResearchConfig
@@ -44,6 +45,7 @@ from agent.core.toolset import check_offered
 from agent.core.trace import TraceSession
 from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
+from common.schemas.mcp_server import McpServer
 
 SESSION_TIMEOUT_S = 45 * 60
 OUT_OF_TURNS = "error_max_turns"
@@ -87,6 +89,10 @@ class SessionConfig:
     research: ResearchConfig | None = None
     """The research services configured for the agent (``web_search``, ``library_docs``
     for enrichment sessions); ``None``: none."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    """Every MCP server the agent's sessions may get (built in, the spec's, the
+    repository's as approved: :func:`agent.core.mcp_servers.agent_servers`); each session
+    gets those of its kind (:func:`agent.core.toolset.with_servers`)."""
 
 
 @dataclass
@@ -193,14 +199,23 @@ async def _run_session(
     surface = reports.surface
     options = ClaudeAgentOptions(
         system_prompt=system_prompt,
-        mcp_servers={SERVER_NAME: reports.server()},
+        mcp_servers={
+            SERVER_NAME: reports.server(),
+            **{server.name: sdk_config(server) for server in surface.servers},
+        },
+        # Only the servers above: none from the project's files (a .mcp.json the model wrote).
+        strict_mcp_config=True,
         tools=list(surface.builtin),
-        allowed_tools=surface.names(),
+        allowed_tools=surface.allowed(),
         permission_mode="acceptEdits",
         cwd=str(config.project_dir),
         setting_sources=[],
         hooks=build_hooks(
-            ToolPolicy(config.project_dir, policy.context),
+            ToolPolicy(
+                config.project_dir,
+                policy.context,
+                frozenset(server.name for server in surface.servers),
+            ),
             tracker,
             log,
             AuditTrail(log, policy.files),
@@ -220,7 +235,10 @@ async def _run_session(
                 _log_message(log, message)
                 trace_session.message(message)
                 if isinstance(message, SystemMessage) and message.subtype == "init":
-                    check_offered(label, surface.names(), message.data.get("tools") or [])
+                    offered = message.data.get("tools") or []
+                    check_offered(label, surface.names(), offered, surface.server_prefixes())
+                    for failed in failed_servers(message.data.get("mcp_servers") or []):
+                        log(f"── session {label}: MCP server {failed} did not start")
                 if isinstance(message, ResultMessage):
                     result = message
     except TimeoutError as e:

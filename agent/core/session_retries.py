@@ -22,7 +22,7 @@ from agent.core.research import research_prompt
 from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
-from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research
+from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research, with_servers
 from common.errors import SessionError
 
 SESSION_ATTEMPTS = 3
@@ -103,6 +103,7 @@ class Sessions:
         research = self.config.research
         offered = research.tools() if research is not None else ()
         surface = with_research(template, surface_for(template), offered)
+        surface = with_servers(template, surface, self.config.mcp_servers)
         if template in RESEARCH_KINDS:
             values.setdefault("research", research_prompt(offered))
         prompt = prompts.render(template, project_dir=work_tree, **values)

@@ -16,6 +16,13 @@ budget for issues longer than the demo's; without it 25.5–26.0 KB.
 The CLI drops names it does not know without a word (``MultiEdit`` and
 ``TodoWrite`` were in the harness's list and never existed in this CLI), so the
 names offered are checked against what the CLI reports in its ``init`` message.
+
+MCP servers of the user's choice (``mcp_servers`` in the spec or ``.harness.json``)
+add their tools to the sessions of the kinds they name. Their tool names are known
+only when the CLI has started them, so the check accepts any ``mcp__<server>__*``
+of a server the session was given, and ``allowed_tools`` names each such server
+(``mcp__<server>``: measured, the CLI then lets each of its tools run once the
+hooks allowed it; without it the call is refused as never granted).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from common.errors import SessionError
+from common.schemas.mcp_server import McpServer, servers_of_kind
 
 SERVER_NAME = "harness"
 """The in-process MCP server's name; its tools reach the model as ``mcp__harness__<tool>``."""
@@ -45,6 +53,9 @@ class ToolSurface:
     """Built-in CLI tools, passed as ``tools=``."""
     harness: tuple[str, ...]
     """Harness MCP tools by short name (``propose_issues``)."""
+    servers: tuple[McpServer, ...] = ()
+    """MCP servers of the user's choice (or built in, such as the browser) whose every
+    tool the session is offered."""
 
     def harness_names(self) -> list[str]:
         """The harness tools as the model sees them."""
@@ -53,6 +64,19 @@ class ToolSurface:
     def names(self) -> list[str]:
         """Every tool name the session is offered and allowed to call."""
         return [*self.builtin, *self.harness_names()]
+
+    def server_prefixes(self) -> list[str]:
+        """``mcp__<server>__`` of each server the session is given: its tools' names."""
+        return [server.tool_prefix() for server in self.servers]
+
+    def allowed(self) -> list[str]:
+        """What ``allowed_tools`` takes: every named tool, and each server as a whole
+        (``mcp__<server>``), whose tool names only the server knows."""
+        return [*self.names(), *(f"mcp__{server.name}" for server in self.servers)]
+
+    def without_servers(self) -> ToolSurface:
+        """The same surface with no MCP server of the user's: what the session kind is."""
+        return ToolSurface(self.builtin, self.harness)
 
 
 SURFACES: dict[str, ToolSurface] = {
@@ -74,6 +98,14 @@ def with_research(kind: str, surface: ToolSurface, research: Iterable[str]) -> T
     """``surface`` with the configured research tools added when ``kind`` may research."""
     extra = tuple(research) if kind in RESEARCH_KINDS else ()
     return ToolSurface(surface.builtin, (*surface.harness, *extra)) if extra else surface
+
+
+def with_servers(kind: str, surface: ToolSurface, servers: Iterable[McpServer]) -> ToolSurface:
+    """``surface`` with the MCP servers a session of ``kind`` gets (pure)."""
+    given = servers_of_kind(tuple(servers), kind)
+    if not given:
+        return surface
+    return ToolSurface(surface.builtin, surface.harness, (*surface.servers, *given))
 
 
 FULL_SURFACE = ToolSurface(
@@ -109,14 +141,22 @@ def missing_tools(wanted: Iterable[str], offered: Iterable[str]) -> list[str]:
     return [name for name in wanted if name not in available]
 
 
-def unexpected_tools(wanted: Iterable[str], offered: Iterable[str]) -> list[str]:
-    """The offered names nobody asked for, in the CLI's order (pure)."""
+def unexpected_tools(
+    wanted: Iterable[str], offered: Iterable[str], prefixes: Iterable[str] = ()
+) -> list[str]:
+    """The offered names nobody asked for, in the CLI's order (pure); a name under one
+    of ``prefixes`` (``mcp__<server>__`` of a server the session was given) was asked for."""
     asked = set(wanted)
-    return [name for name in offered if name not in asked]
+    starts = tuple(prefixes)
+    return [name for name in offered if name not in asked and not name.startswith(starts)]
 
 
-def check_offered(label: str, wanted: Iterable[str], offered: Iterable[str]) -> None:
+def check_offered(
+    label: str, wanted: Iterable[str], offered: Iterable[str], prefixes: Iterable[str] = ()
+) -> None:
     """Fail the session when the CLI offers a different tool set from the one asked for.
+    ``prefixes``: the tool-name prefixes of the MCP servers the session was given (any
+    tool of theirs is expected; none is required, a server may offer none).
 
     Raises:
         SessionError: names the tools the CLI lacks, or the extra ones it offers.
@@ -128,7 +168,7 @@ def check_offered(label: str, wanted: Iterable[str], offered: Iterable[str]) -> 
             f"session {label}: the Claude CLI does not offer {', '.join(missing)} "
             f"(it offers {', '.join(offered) or 'no tools'})"
         )
-    extra = unexpected_tools(wanted, offered)
+    extra = unexpected_tools(wanted, offered, prefixes)
     if extra:
         raise SessionError(
             f"session {label}: the Claude CLI offers tools the harness did not ask for: "

@@ -31,7 +31,7 @@ def kind_of(surface: ToolSurface) -> str | None:
         surface.builtin, tuple(t for t in surface.harness if t not in RESEARCH_TOOLS)
     )
     for kind, known in SURFACES.items():
-        if known == surface or (kind in RESEARCH_KINDS and known == plain):
+        if known == surface.without_servers() or (kind in RESEARCH_KINDS and known == plain):
             return kind
     return None
 
@@ -85,6 +85,7 @@ async def traced_session(
             kind=kind_of(surface),
             builtin_tools=list(surface.builtin),
             harness_tools=list(surface.harness),
+            mcp_servers=[server.name for server in surface.servers],
             expected_issue=reports.expected_issue,
             system_prompt=trace.redact(system_prompt, tracer.secrets),
             prompt=trace.redact(prompt, tracer.secrets),

@@ -15,8 +15,10 @@ from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import TestRun
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft
+from common.schemas.mcp_server import McpServer
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import ApprovedChange, OutboundSettings
+from common.schemas.sandbox_hosts import HostPort
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spend import Spend
 
@@ -149,6 +151,12 @@ class AgentState(StrictModel):
     notify: NotifyTargets | None = None
     """The repository's ``.harness.json`` webhook as a person approved it at
     project_verification (``None``: none approved); never read from the file again."""
+    repo_sandbox_hosts: list[HostPort] = Field(default_factory=list)
+    """The repository's ``.harness.json`` ``sandbox_hosts`` as a person approved them at
+    project_verification; never read from the file again."""
+    repo_mcp_servers: list[McpServer] = Field(default_factory=list)
+    """The repository's ``.harness.json`` ``mcp_servers`` as a person approved them at
+    project_verification; never read from the file again."""
     last_test_run: TestRun | None = None
     """The latest run of the test suite on the work tree (by the gates, the baselines or
     before the merge request): reused while the work tree is unchanged."""

@@ -18,8 +18,10 @@ from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.mcp_server import McpServer
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import FileChoice, Finding, FlaggedFile, OutboundSettings
+from common.schemas.sandbox_hosts import HostPort
 from common.schemas.spend import Spend
 
 
@@ -214,6 +216,12 @@ class ProjectVerificationContext(StrictModel):
     notify: NotifyTargets | None = None
     """The repository's ``.harness.json`` webhook as shown to the person (``what_happened``
     names its host or variable): recorded as approved, never read again after."""
+    sandbox_hosts: list[HostPort] = Field(default_factory=list)
+    """The repository's ``.harness.json`` ``sandbox_hosts`` as shown to the person:
+    recorded as approved, never read again after."""
+    mcp_servers: list[McpServer] = Field(default_factory=list)
+    """The repository's ``.harness.json`` ``mcp_servers`` as shown to the person (each
+    one's command or URL, session kinds and hosts): recorded as approved."""
 
 
 class SpecToIssuesContext(StrictModel):

@@ -7,11 +7,13 @@ change it. They come from the spec (``quality``) or from the target repository's
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from common.schemas.base import StrictModel
+from common.schemas.mcp_server import McpServer, unique_names
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import OutboundSettings
+from common.schemas.sandbox_hosts import HostPort
 
 SETTINGS_FILE = ".harness.json"
 """The harness's settings file in the target repository."""
@@ -37,3 +39,14 @@ class RepoSettings(StrictModel):
     notify: NotifyTargets | None = None
     """The project's webhook (read once, at project_verification, and used only as the
     person approved it there; the spec's ``notify`` wins)."""
+    sandbox_hosts: list[HostPort] = Field(default_factory=list)
+    """``host:port`` pairs the sandbox may reach (read once, at project_verification,
+    shown to the person and used only as approved there)."""
+    mcp_servers: list[McpServer] = Field(default_factory=list)
+    """MCP servers for the sessions (read once, at project_verification, shown and used
+    only as approved there; the spec's entry of the same name wins)."""
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _unique_servers(cls, value: list[McpServer]) -> list[McpServer]:
+        return unique_names(value)

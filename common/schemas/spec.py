@@ -10,10 +10,12 @@ from pydantic_core import PydanticCustomError
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
+from common.schemas.mcp_server import McpServer, unique_names
 from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import OutboundSettings
 from common.schemas.policy import PolicySettings
 from common.schemas.quality import QualitySettings
+from common.schemas.sandbox_hosts import HostPort
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -78,7 +80,16 @@ class AgentSpec(StrictModel):
     the sandbox where bubblewrap cannot run refuses to start."""
     sandbox_network: bool = False
     """Give the model's commands the host's network. Off: the sandbox reaches only the
-    model endpoint. There is no per-host allowlist yet (see docs/security.md)."""
+    model endpoint and the ``host:port`` pairs of ``sandbox_hosts`` (through the agent's
+    filtering proxy; see docs/security.md)."""
+    sandbox_hosts: list[HostPort] = Field(default_factory=list)
+    """``host:port`` pairs the sessions and test gates may reach through the agent's
+    filtering proxy (``pypi.org:443``); added to the repository's ``.harness.json`` ones
+    (pinned at project_verification). Everything else stays unreachable."""
+    mcp_servers: list[McpServer] = Field(default_factory=list)
+    """MCP servers whose tools sessions of the kinds named get (stdio ``command`` run in
+    the sandbox, or HTTP ``url``); the spec's entry wins over ``.harness.json``'s of the
+    same name."""
     budgets: Budgets = Field(default_factory=Budgets)
     """Sessions per issue, turns per session, total cost and time."""
     quality: QualitySettings | None = None
@@ -126,6 +137,23 @@ class AgentSpec(StrictModel):
                 "parallel_needs_closed_network",
                 f"parallel {self.parallel} needs the sandbox without the host network "
                 "(sandbox_network is true)",
+            )
+        return self
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _unique_servers(cls, value: list[McpServer]) -> list[McpServer]:
+        return unique_names(value)
+
+    @model_validator(mode="after")
+    def _hosts_only_in_a_closed_sandbox(self) -> AgentSpec:
+        """An allowlist narrows a closed network: with the host's network, or with no
+        sandbox at all, it would only look like a limit."""
+        if self.sandbox_hosts and (self.sandbox_network or not self.sandbox):
+            why = "sandbox_network is true" if self.sandbox else "sandbox is false"
+            raise PydanticCustomError(
+                "hosts_need_closed_sandbox",
+                f"sandbox_hosts needs the sandbox without the host network ({why})",
             )
         return self
 

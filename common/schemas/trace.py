@@ -40,6 +40,8 @@ class SessionStart(_Event):
     builtin_tools: list[str]
     harness_tools: list[str]
     """The tool surface: built-in tools and harness MCP tools by short name."""
+    mcp_servers: list[str] = Field(default_factory=list)
+    """The MCP servers of the user's (or built in) the session was given, by name."""
     expected_issue: int | None = None
     system_prompt: str
     prompt: str

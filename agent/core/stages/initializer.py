@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import os
 
-from agent.core import agit, faultpoints, gates, integrity, model_words, presets, spec_sections
+from agent.core import (
+    agit,
+    faultpoints,
+    gates,
+    integrity,
+    model_words,
+    network_access,
+    presets,
+    spec_sections,
+)
 from agent.core.gates import classify_baseline
+from agent.core.mcp_servers import described
 from agent.core.orchestrator import Run
 from agent.core.research import sources_note
 from agent.core.scope_change import scope_changes, scope_diff
@@ -33,6 +43,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.gates import TestRun
 from common.schemas.issues import IssueDraft, TrackedIssue
+from common.schemas.mcp_server import McpServer
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import OutboundSettings, merged
 from common.schemas.quality import SETTINGS_FILE
@@ -85,6 +96,8 @@ async def project_verification(run: Run) -> None:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
         outbound = outbound_settings(run)
         notify = repo_notify(run)
+        repo_hosts, repo_servers = network_access.repo_entries(project)
+        warnings += _network_warnings(run, repo_hosts, repo_servers)
         context = ProjectVerificationContext(
             project_dir=str(project),
             current_branch=await agit.current_branch(project),
@@ -99,6 +112,8 @@ async def project_verification(run: Run) -> None:
             warnings=warnings,
             outbound=outbound,
             notify=notify,
+            sandbox_hosts=repo_hosts,
+            mcp_servers=repo_servers,
         )
         done = [
             f"{project} is a git repository; target branch {spec.target_branch} exists",
@@ -122,6 +137,7 @@ async def project_verification(run: Run) -> None:
                 f"webhook from {SETTINGS_FILE}: {shown_target(notify.webhook)} will hear of "
                 "waiting checkpoints (their one-line summary), reminders, timeouts and the end"
             )
+        done += _network_lines(run, repo_hosts, repo_servers)
         return ProjectVerificationCheckpoint(
             id=checkpoint_id,
             what_happened=done,
@@ -152,12 +168,42 @@ async def project_verification(run: Run) -> None:
             # What the person approved, not the file as it is now: read once, in build().
             state.outbound = context.outbound or outbound_settings(run)
             state.notify = context.notify
+            # As shown and approved; .harness.json is never read for them again.
+            state.repo_sandbox_hosts = context.sandbox_hosts
+            state.repo_mcp_servers = context.mcp_servers
+        network_access.apply(run.sessions, spec, run.state, run.allow_hosts)
         aim_approved(run.desk.webhook, context.notify, os.environ)
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
         if decision.reason:
             reason += f": {decision.reason}"
         run.store.fail(reason)
+
+
+def _network_lines(run: Run, repo_hosts: list[str], repo_servers: list[McpServer]) -> list[str]:
+    """What the sandbox will reach and which MCP servers the sessions get, for the person:
+    the spec's and, marked, the repository's (approved here or never used)."""
+    spec = run.spec
+    lines = [described(server) for server in spec.mcp_servers]
+    lines += [f"{described(server)} (from {SETTINGS_FILE})" for server in repo_servers]
+    if spec.sandbox_hosts:
+        lines.append(f"the sandbox may reach {', '.join(spec.sandbox_hosts)} (spec)")
+    if repo_hosts:
+        lines.append(f"the sandbox may reach {', '.join(repo_hosts)} (from {SETTINGS_FILE})")
+    return lines
+
+
+def _network_warnings(run: Run, repo_hosts: list[str], repo_servers: list[McpServer]) -> list[str]:
+    """Entries of ``.harness.json`` that would change nothing where the agent runs."""
+    spec = run.spec
+    if repo_hosts and (spec.sandbox_network or not spec.sandbox):
+        where = "the host's network" if spec.sandbox else "no sandbox"
+        return [f"sandbox_hosts of {SETTINGS_FILE} change nothing with {where}"]
+    shadowed = {server.name for server in spec.mcp_servers} & {s.name for s in repo_servers}
+    return [
+        f"MCP server {name} of {SETTINGS_FILE} is not used: the spec names its own"
+        for name in sorted(shadowed)
+    ]
 
 
 def outbound_settings(run: Run) -> OutboundSettings:

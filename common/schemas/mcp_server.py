@@ -1,0 +1,124 @@
+"""MCP servers of the user's choice: ``mcp_servers`` in the spec or ``.harness.json``.
+
+One entry names a server the CLI starts (``command``: stdio, inside the session's
+sandbox, as the CLI's child) or reaches (``url``: HTTP MCP), the session kinds that
+get it and the ``host:port`` pairs it may reach through the sandbox's proxy. The
+repository's entries are read once, at project_verification, shown to the person and
+pinned in the agent state: the model may write that file later.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator, model_validator
+
+from common.schemas.base import StrictModel
+from common.schemas.sandbox_hosts import HostPort
+
+SessionKind = Literal["initializer", "enrichment", "coding", "mr"]
+"""The kinds of session a server can be given to (the prompt templates' names)."""
+
+RESERVED_NAMES = frozenset({"harness"})
+"""The harness's own in-process server; no entry may take its name (or its tools)."""
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:_[A-Za-z0-9-]+)*")
+MAX_NAME = 40
+
+
+class McpServer(StrictModel):
+    """One MCP server and who gets it."""
+
+    name: str
+    """Its tools reach the model as ``mcp__<name>__<tool>``: letters, digits, ``-`` and
+    single ``_`` (a double one would blur where the tool's name starts)."""
+    command: list[str] | None = None
+    """The argv of a stdio server, run by the CLI inside the session's sandbox: its
+    program must be visible there (under the project or a system folder)."""
+    url: str | None = None
+    """An HTTP MCP server's URL (``http`` or ``https``)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables for a stdio server (on top of the session's)."""
+    sessions: tuple[SessionKind, ...] = ("coding",)
+    """The session kinds whose model gets the server's tools."""
+    hosts: tuple[HostPort, ...] = ()
+    """``host:port`` pairs the sandbox may reach for it, in the sessions that have it."""
+
+    @field_validator("name")
+    @classmethod
+    def _identifier_safe(cls, value: str) -> str:
+        if len(value) > MAX_NAME or not _NAME.fullmatch(value):
+            raise ValueError(
+                f"MCP server name {value!r} must be letters, digits, '-' and single '_', "
+                f"starting with a letter, at most {MAX_NAME} characters"
+            )
+        if value.lower() in RESERVED_NAMES:
+            raise ValueError(f"MCP server name {value!r} is the harness's own")
+        return value
+
+    @field_validator("command")
+    @classmethod
+    def _argv(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and (not value or not all(value)):
+            raise ValueError("an MCP server's command is a non-empty list of non-empty strings")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"an MCP server's url must be http(s)://host/..., not {value!r}")
+        return value
+
+    @field_validator("sessions")
+    @classmethod
+    def _some_kind(cls, value: tuple[SessionKind, ...]) -> tuple[SessionKind, ...]:
+        if not value:
+            raise ValueError("an MCP server needs at least one session kind in sessions")
+        return tuple(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServer:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"MCP server {self.name!r} needs either command or url (not both)")
+        if self.url is not None and self.env:
+            raise ValueError(f"MCP server {self.name!r}: env is for a command, not a url")
+        return self
+
+    def tool_prefix(self) -> str:
+        """``mcp__<name>__``: every tool of this server starts with it."""
+        return f"mcp__{self.name}__"
+
+
+def unique_names(servers: list[McpServer]) -> list[McpServer]:
+    """``servers`` when no two share a name.
+
+    Raises:
+        ValueError: the first name given twice.
+    """
+    seen: set[str] = set()
+    for server in servers:
+        if server.name in seen:
+            raise ValueError(f"MCP server {server.name!r} is named twice")
+        seen.add(server.name)
+    return servers
+
+
+def servers_of_kind(servers: tuple[McpServer, ...], kind: str) -> tuple[McpServer, ...]:
+    """The servers whose tools a session of ``kind`` gets (pure)."""
+    return tuple(server for server in servers if kind in server.sessions)
+
+
+def combined(*groups: tuple[McpServer, ...] | list[McpServer]) -> tuple[McpServer, ...]:
+    """Every group's servers, the first of a name kept (pure): the spec's entry wins over
+    the repository's, a built-in server (the browser) over both."""
+    kept: dict[str, McpServer] = {}
+    for group in groups:
+        for server in group:
+            kept.setdefault(server.name, server)
+    return tuple(kept.values())
