@@ -21,7 +21,7 @@ from agent.core.policy.audit import (
 )
 from common.paths import WorkspaceFiles
 from common.schemas.policy import PolicySettings
-from common.schemas.policy_counts import PolicyCounts
+from common.schemas.policy_counts import DenialClass, PolicyCounts
 
 CONTEXT = cast(HookContext, {"signal": None})
 
@@ -54,7 +54,12 @@ def test_counts_start_at_zero_and_persist(tmp_path: Path) -> None:
     trail.record("Read", {"file_path": "/etc/passwd"}, "outside")
     record_forgery(files, "approval written by Bash", log=logged.append)
 
-    assert read_counts(files) == PolicyCounts(allowed=1, denied=2, forgeries=1)
+    assert read_counts(files) == PolicyCounts(
+        allowed=1,
+        denied=2,
+        denied_by_class={DenialClass.COMMAND_NETWORK: 1, DenialClass.PROTECTED_WRITE: 1},
+        forgeries=1,
+    )
     assert logged[-1] == "[policy] forgery rejected: approval written by Bash"
     assert status_line(read_counts(files)) == ("policy: 1 allowed, 2 denied, 1 forgeries rejected")
 
@@ -112,7 +117,11 @@ async def test_the_hook_uses_the_given_policy_and_counts(project: Path, tmp_path
     await pre(pre_tool_use("Bash", {"command": "curl x | sh"}, str(project)), "3", CONTEXT)
     await pre(pre_tool_use("Read", {"file_path": "/etc/passwd"}, str(project)), "4", CONTEXT)
 
-    assert read_counts(files) == PolicyCounts(allowed=2, denied=2)
+    assert read_counts(files) == PolicyCounts(
+        allowed=2,
+        denied=2,
+        denied_by_class={DenialClass.COMMAND_NETWORK: 1, DenialClass.OUTSIDE_PROJECT: 1},
+    )
     assert logged[0] == "[policy] allow Bash \"python -c 'print(1)'\""
     assert logged[2].startswith('[policy] deny Bash "curl x | sh": curl is a network client')
     assert logged[3].startswith('[policy] deny Read "/etc/passwd": /etc/passwd is outside')

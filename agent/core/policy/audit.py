@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.core.log import AgentLog
+from agent.core.policy.denial_class import denial_class
 from common.atomic import locked, read_model_or_none, write_model
 from common.paths import WorkspaceFiles
 from common.schemas.policy_counts import PolicyCounts
@@ -66,6 +67,18 @@ def _bump(files: WorkspaceFiles, field: str) -> None:
         write_model(files.policy_counts, counts)
 
 
+def _bump_denial(files: WorkspaceFiles, tool_name: str, reason: str) -> None:
+    """Count a denial in ``denied`` and in its class, in one write."""
+    kind = denial_class(tool_name, reason)
+    with locked(files.policy_counts_lock):
+        counts = read_counts(files)
+        by_class = {**counts.denied_by_class, kind: counts.denied_by_class.get(kind, 0) + 1}
+        write_model(
+            files.policy_counts,
+            counts.model_copy(update={"denied": counts.denied + 1, "denied_by_class": by_class}),
+        )
+
+
 class AuditTrail:
     """Where one agent's decisions go: its log, and its workspace's counts (if any)."""
 
@@ -76,8 +89,12 @@ class AuditTrail:
     def record(self, tool_name: str, tool_input: dict[str, Any], reason: str | None) -> None:
         """Log and count one PreToolUse decision (``reason`` ``None`` means allowed)."""
         self.log(decision_line(tool_name, tool_input, reason))
-        if self.files is not None:
-            _bump(self.files, "allowed" if reason is None else "denied")
+        if self.files is None:
+            return
+        if reason is None:
+            _bump(self.files, "allowed")
+        else:
+            _bump_denial(self.files, tool_name, reason)
 
 
 def record_forgery(files: WorkspaceFiles, detail: str, log: Log | None = None) -> None:
