@@ -28,6 +28,9 @@ class GitLabApiStats(StrictModel):
     """Creations whose answer was lost but whose result was found instead of created twice."""
     already_existed: int = 0
     """Creations GitLab answered with "already exists" (409, or 400 for a milestone title)."""
+    failed: dict[str, int] = Field(default_factory=dict)
+    """Requests that failed, by the kind of failure (``rate_limited``, ``server_error``,
+    ``timeout``…: :data:`agent.tracker.retry.FailureKind`), retried or not."""
 
 
 class GitLabMilestone(StrictModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, get_args
 
 import gitlab
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from agent.gitlab_local.faults import KINDS, FaultKind
 from agent.tracker.gitlab import GitLabTracker, split_marker
 from agent.tracker.gitlab.records import spec_note
+from agent.tracker.retry import FailureKind
 from common.atomic import read_model
 from common.errors import TrackerError
 from common.schemas.gitlab_milestone import GitLabMilestone
@@ -117,6 +118,9 @@ async def test_every_request_faulted_once_still_gives_one_of_everything(
     await whole_run(tracker, lab)
     assert_one_of_everything(lab)
     assert tracker.stats.retries == lab.faults.injected[fault] > 10
+    # Every failed attempt is counted by its kind (what `harness metrics` shows as faults).
+    assert sum(tracker.stats.failed.values()) == tracker.stats.retries
+    assert set(tracker.stats.failed) <= set(get_args(FailureKind))
     retried = [m for m in messages if "; retry " in m]
     assert len(retried) == tracker.stats.retries
     recovered = [m for m in messages if "answer was lost" in m]

@@ -87,6 +87,10 @@ class Calls:
         before = gl.sent
         try:
             return await asyncio.to_thread(self.client.run, what, call)
+        except GitLabApiError as failure:
+            failed = self.stats.failed
+            failed[failure.kind] = failed.get(failure.kind, 0) + 1
+            raise
         finally:
             self.stats.requests += gl.sent - before
 
