@@ -118,3 +118,5 @@ class WorkspaceFiles:
         self.spec_copy = root / "app_spec.txt"
         self.logs = root / "logs"
         self.security = root / ".security_counts.json"
+        self.trace = root / "trace.jsonl"
+        """What the agent did, one event a line (:mod:`agent.core.trace` writes it)."""

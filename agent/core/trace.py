@@ -45,12 +45,14 @@ from common.schemas.trace import (
     DecisionMade,
     GateRun,
     PolicyDecision,
+    ScreenshotTaken,
     TraceEvent,
 )
 
 logger = logging.getLogger(__name__)
 
 TRACE_FILE = "trace.jsonl"
+"""The trace's file name (:attr:`common.paths.WorkspaceFiles.trace`)."""
 PREVIEW_CHARS = 2000
 """How much of a tool result the trace keeps."""
 REDACTED = "[REDACTED]"
@@ -62,7 +64,7 @@ _MIN_SECRET = 6
 
 def trace_path(files: WorkspaceFiles) -> Path:
     """Where an agent's trace lives: ``trace.jsonl`` in its workspace."""
-    return files.root / TRACE_FILE
+    return files.trace
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -271,6 +273,11 @@ def gate(run: TestRun, *, reused: bool = False) -> None:
 def commit(sha: str, message: str, files: int) -> None:
     """Record a commit the harness made."""
     emit(CommitMade(sha=sha, subject=message.splitlines()[0] if message else "", files=files))
+
+
+def screenshot(issue: int, path: str, width: int, height: int) -> None:
+    """Record a browser screenshot the harness took into the workspace."""
+    emit(ScreenshotTaken(issue=issue, path=path, width=width, height=height))
 
 
 def checkpoint(opened: Checkpoint) -> None:

@@ -2,6 +2,8 @@
 
 It does not fork: ``agent.daemon.lifecycle.start_daemon`` starts it detached.
 It logs to ``HARNESS_HOME/daemon.log`` (with ``--foreground`` also to stderr).
+With ``HARNESS_METRICS_ADDR`` set it also serves the agents' metrics over HTTP
+(:mod:`agent.daemon.metrics_server`).
 A daemon that cannot start prints one line on stderr and exits with status 1.
 
 Secrets (the GitLab token) come through a pipe (``--secrets-fd N``, as
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent.daemon.home import ensure_home, private_log
+from agent.daemon.metrics_server import MetricsAddress, MetricsServer, metrics_address
 from agent.daemon.server import DaemonServer
 from agent.daemon.supervisor import AgentCommand, Supervisor, default_agent_command
 from common.errors import HarnessError
@@ -42,8 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         secrets = collect_secrets(args.secrets_fds, os.environ)
         ensure_home(home)
         _configure_logging(home, echo=args.foreground)
+        metrics = metrics_address(os.environ)  # a bad address: one line before anything runs
         supervisor = Supervisor(home, _agent_command(args.agent_command), secrets=secrets)
-        asyncio.run(_serve(DaemonServer(supervisor, home)))
+        asyncio.run(_serve(DaemonServer(supervisor, home), supervisor, metrics))
     except HarnessError as e:
         return _fail(str(e))
     except OSError as e:
@@ -58,12 +62,23 @@ def _fail(message: str) -> int:
     return 1
 
 
-async def _serve(server: DaemonServer) -> None:
+async def _serve(
+    server: DaemonServer, supervisor: Supervisor, metrics: MetricsAddress | None = None
+) -> None:
     await server.start()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, server.request_shutdown)
-    await server.wait_closed()
+    endpoint = MetricsServer(supervisor.agents, lambda: server.refused_connections)
+    try:
+        if metrics is not None:
+            await endpoint.start(metrics)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, server.request_shutdown)
+        await server.wait_closed()
+    except BaseException:
+        await server.close()
+        raise
+    finally:
+        await endpoint.close()
 
 
 def _agent_command(template: str | None) -> AgentCommand:
