@@ -33,11 +33,11 @@ RUN if [ -f .build-ca.pem ]; then export PIP_CERT=/app/.build-ca.pem; fi \
     && /opt/venv/bin/pip install --quiet --no-deps -e .
 COPY . /src
 # The demo project's own environment (a venv with pytest), built where the harness looks
-# for it (agent/control/demo_env.py), so the demo needs no download in the container.
+# for it (agent/demo_env.py), so the demo needs no download in the container.
 RUN if [ -f .build-ca.pem ]; then export PIP_CERT=/app/.build-ca.pem; fi \
     && export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 \
     && cd /src && HARNESS_ENV_CACHE=/opt/harness-envs /opt/venv/bin/python -c \
-       "from agent.control.demo_env import ensure_demo_env; ensure_demo_env()" \
+       "from agent.demo_env import ensure_demo_env; ensure_demo_env()" \
     && rm -f /src/.build-ca.pem
 
 FROM ${BASE_IMAGE}

@@ -31,7 +31,7 @@ from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
-from agent.core.orchestrator import ModelCheck, Outcome, Run
+from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
 from agent.core.policy import PolicyContext, audit
 from agent.core.project_env import ProjectEnv, without_harness
 from agent.core.project_env import detect as detect_project_env
@@ -43,7 +43,7 @@ from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
 from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
-from agent.model.playbook import DEMO_PLAYBOOK
+from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
 from agent.sandbox.entrances import own_entrances
 from agent.sandbox.protected import ProtectedPlaces
@@ -89,11 +89,26 @@ class ModelAccess:
     """The model name for the sessions (``None``: the CLI's default)."""
     check: ModelCheck | None
     """The endpoint probe; ``None`` for the embedded model."""
+    spec_refusal: SpecRefusal | None
+    """Why the model cannot work on a spec; ``None``: a real model takes any spec."""
     meter: EndpointMeter
     """Opens the endpoint only while a session runs and charges every answer to it."""
     proxy: ModelProxy
     """The proxy the sessions reach the model through: it serves each session's own
     entrance when sessions run at once (issues in parallel)."""
+
+
+def playbook_refusal(playbook: Path) -> SpecRefusal:
+    """The embedded model works only on the specs its playbook plays (the demo's: the demo).
+
+    Decided here, where the model is chosen, so the core never knows the embedded model;
+    the playbook is read when the spec is judged, as the model server reads it.
+    """
+
+    def refusal(spec_text: str) -> str | None:
+        return None if load_playbook(playbook).plays(spec_text) else ONLY_THE_DEMO
+
+    return refusal
 
 
 def endpoint_meter(spec: AgentSpec, log: AgentLog, files: WorkspaceFiles | None) -> EndpointMeter:
@@ -158,6 +173,7 @@ async def model_environment(
                     },
                     model=None,
                     check=None,
+                    spec_refusal=playbook_refusal(playbook),
                     meter=meter,
                     proxy=local_proxy,
                 )
@@ -178,6 +194,7 @@ async def model_environment(
             check=metered_probe(
                 functools.partial(probe_endpoint, proxy_url, upstream, model), meter, log
             ),
+            spec_refusal=None,
             meter=meter,
             proxy=proxy,
         )
@@ -332,6 +349,7 @@ async def _run(
             log=log,
             project_env=project_env,
             model_check=access.check,
+            spec_refusal=access.spec_refusal,
             decision_key=key,
             secrecy=secrecy,
             command_wrap=launch.wrap,

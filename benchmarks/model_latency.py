@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.control.demo import prepare_demo
-from agent.control.demo_env import CACHE_VARIABLE, env_cache
+from agent.demo_env import CACHE_VARIABLE, env_cache
 from agent.model.recording import RECORD_ENV, read_records
 from agent.model.server import parse_latency
 from common.workspace import git

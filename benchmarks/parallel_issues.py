@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.control.demo_env import CACHE_VARIABLE, env_cache
+from agent.demo_env import CACHE_VARIABLE, env_cache
 from agent.model.server import parse_latency
 from benchmarks.model_latency import RUN_TIMEOUT_S, harness
 from common.schemas.spec import LOCAL_MODEL

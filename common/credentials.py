@@ -13,9 +13,12 @@ and the model name are settings that travel with them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from common.errors import CredentialsError
-from common.schemas.spec import AgentSpec
+
+if TYPE_CHECKING:  # a type only: `harness list` starts without the spec's schema
+    from common.schemas.spec import AgentSpec
 
 API_KEY = "ANTHROPIC_API_KEY"
 AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"

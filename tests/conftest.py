@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo_env import CACHE_VARIABLE
+from agent.demo_env import CACHE_VARIABLE
 from common.credentials import CREDENTIAL_VARIABLES
 
 

@@ -1,9 +1,31 @@
-"""The folder layout is the architecture: each layer imports only the layers under it.
+"""The folder layout is the architecture: each layer imports only its own layer and those under it.
 
-``common/`` (with the workspace protocol, ``common/workspace``) at the bottom; the
-agent's core, the trackers and the daemon above it; the ``harness`` CLI and the TUI
-at the top. The TUI and the daemon never reach into ``agent/core``, and no two
-modules import each other (at import time).
+Every import counts, wherever it stands: at the top of a module, inside a function,
+under ``if TYPE_CHECKING`` or in a ``try``. An import moved into a function still
+ties the two modules together (it only runs later), so a layer is kept by a walk over
+the whole syntax tree, not over the top-level statements alone.
+
+The layers, from the bottom:
+
+0. ``common``: schemas, atomic IO, paths, errors.
+1. ``common.workspace``: the workspace protocol (checkpoint files, decisions, set-up,
+   the harness's hardened git), shared ground for everything above.
+2. ``agent.assets``: the harness's data files.
+3. The services that stand on the protocol alone: the embedded model (``agent.model``),
+   the trackers, the daemon, the local GitLab and the demo project's environment.
+4. The agent's run: ``agent.core`` with its sandbox (``agent.sandbox``). One layer
+   today: the sandbox's launcher uses the core's log, gates and model proxy, and the
+   core asks the sandbox's plan; splitting them is work left.
+5. What runs the core: the agent process (``agent.cli``) and the eval suite.
+6. The ``harness`` CLI (``agent.control``).
+7. The TUI, which uses the CLI's decision and spec paths (one path for both).
+
+Besides the layers: the TUI, the daemon and the trackers never reach into
+``agent.core``; neither the core nor the TUI knows the embedded model (what only the
+demo may do is decided where the model is chosen); third-party libraries stay where
+they belong (only the TUI imports textual and the web server's aiohttp; only the core
+and its sandbox the Claude SDK and MCP; only the trackers python-gitlab); and no two
+modules import each other at import time.
 """
 
 from __future__ import annotations
@@ -12,10 +34,45 @@ import ast
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("common", "agent", "tui")
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("common",),
+    ("common.workspace",),
+    ("agent", "agent.assets"),
+    ("agent.model", "agent.tracker", "agent.daemon", "agent.gitlab_local", "agent.demo_env"),
+    ("agent.core", "agent.sandbox"),
+    ("agent.cli", "agent.eval"),
+    ("agent.control",),
+    ("tui",),
+)
+"""The layers from the bottom; a module belongs to the longest name that prefixes it."""
+
+THIRD_PARTY_HOMES: dict[str, tuple[str, ...]] = {
+    "textual": ("tui",),
+    "textual_serve": ("tui",),
+    "aiohttp": ("tui",),
+    "aiohttp_jinja2": ("tui",),
+    "claude_agent_sdk": ("agent.core", "agent.sandbox"),
+    "mcp": ("agent.core", "agent.sandbox"),
+    "gitlab": ("agent.tracker",),
+}
+"""Heavy or front-end libraries, and the only layers that may import them."""
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, and whether it runs when its module is imported."""
+
+    target: str
+    line: int
+    at_import_time: bool
 
 
 def module_name(path: Path) -> str:
@@ -23,85 +80,184 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def top_level_imports(path: Path, modules: set[str]) -> Iterator[str]:
-    """Modules of ours imported when ``path`` is imported (not inside functions, not
-    under ``if TYPE_CHECKING``). ``from package import submodule`` counts as the
-    submodule, not the package."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = (
-        module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
-    )
-
-    def walk(nodes: list[ast.stmt]) -> Iterator[str]:
-        for node in nodes:
-            if isinstance(node, ast.Import):
-                yield from (alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, base] if base else anchor)
-                for alias in node.names:
-                    submodule = f"{base}.{alias.name}"
-                    yield submodule if submodule in modules else base
-            elif isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
-                yield from walk(node.body)
-                yield from walk(node.orelse)
-            elif isinstance(node, ast.Try):
-                yield from walk(node.body)
-
-    for name in walk(tree.body):
-        if name.split(".")[0] in PACKAGES:
-            yield name
-
-
-def graph() -> dict[str, set[str]]:
-    modules = {
+def our_modules() -> dict[str, Path]:
+    return {
         module_name(path): path for package in PACKAGES for path in (REPO / package).rglob("*.py")
     }
-    names = set(modules)
+
+
+def imports_in(source: str, module: str, *, is_package: bool, known: set[str]) -> Iterator[Import]:
+    """Every import of ``source`` (the text of ``module``), wherever it stands.
+
+    ``from package import submodule`` counts as the submodule, not the package; a
+    relative import is resolved against ``module``'s package. An import counts as
+    "at import time" unless it is inside a function or under ``if TYPE_CHECKING``.
+    """
+    tree = ast.parse(source, module)
+    package = module if is_package else module.rpartition(".")[0]
+    deferred: set[int] = set()
+    for node in ast.walk(tree):
+        deferred_body: list[ast.AST] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            deferred_body = [node]
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            deferred_body = list(node.body)
+        for inner in deferred_body:
+            deferred.update(id(child) for child in ast.walk(inner))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
+        for name in names:
+            yield Import(name, getattr(node, "lineno", 0), id(node) not in deferred)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of ``module``'s longest matching name."""
+    best, index = "", -1
+    for number, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(f"{name}.")) and len(name) > len(best):
+                best, index = name, number
+    if index < 0:
+        raise AssertionError(f"{module} belongs to no layer: add it to LAYERS")
+    return index
+
+
+def crossings(module: str, imports: list[Import]) -> list[str]:
+    """The imports of ``module`` that break a layer or a third-party library's home."""
+    found: list[str] = []
+    for item in imports:
+        top = item.target.split(".")[0]
+        where = f"{module}:{item.line} imports {item.target}"
+        if top in PACKAGES:
+            if layer_of(item.target) > layer_of(module):
+                found.append(f"{where} (layer {layer_of(item.target)} above {layer_of(module)})")
+        elif top in THIRD_PARTY_HOMES:
+            homes = THIRD_PARTY_HOMES[top]
+            if not any(module == home or module.startswith(f"{home}.") for home in homes):
+                found.append(f"{where} (only {', '.join(homes)} may)")
+    return found
+
+
+def all_imports() -> dict[str, list[Import]]:
+    modules = our_modules()
+    known = set(modules)
     return {
-        name: {target for target in top_level_imports(path, names) if target in names}
+        name: list(
+            imports_in(path.read_text(), name, is_package=path.name == "__init__.py", known=known)
+        )
         for name, path in modules.items()
     }
 
 
-def test_common_imports_nothing_above_it() -> None:
+def edges(*, at_import_time_only: bool = False) -> dict[str, set[str]]:
+    """Our modules and the modules of ours each imports (only those run at import time)."""
+    modules = all_imports()
+    return {
+        name: {
+            item.target
+            for item in imports
+            if item.target in modules and (item.at_import_time or not at_import_time_only)
+        }
+        for name, imports in modules.items()
+    }
+
+
+def test_every_import_stays_in_its_layer_or_below() -> None:
     offenders = [
-        (source, target)
-        for source, targets in graph().items()
-        if source.startswith("common")
-        for target in targets
-        if not target.startswith("common")
+        line for module, imports in all_imports().items() for line in crossings(module, imports)
     ]
     assert offenders == []
 
 
-def test_the_agent_never_imports_the_tui() -> None:
-    offenders = [
-        (source, target)
-        for source, targets in graph().items()
-        if source.startswith("agent")
-        for target in targets
-        if target.startswith("tui")
-    ]
-    assert offenders == []
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        (
+            "agent.core.synthetic",
+            "def later() -> None:\n    from tui.app import HarnessApp\n",
+            "agent.core.synthetic:2 imports tui.app (layer 7 above 4)",
+        ),
+        (
+            "agent.eval.synthetic",
+            "async def later() -> None:\n    import agent.control.main\n",
+            "agent.eval.synthetic:2 imports agent.control.main (layer 6 above 5)",
+        ),
+        (
+            "agent.daemon.synthetic",
+            "class Late:\n    def method(self) -> None:\n        import textual.app\n",
+            "agent.daemon.synthetic:3 imports textual.app (only tui may)",
+        ),
+        (
+            "agent.core.stages.synthetic",
+            "def later() -> None:\n    from ...control import main\n",
+            "agent.core.stages.synthetic:2 imports agent.control.main (layer 6 above 4)",
+        ),
+        (
+            "common.synthetic",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent.core import log\n",
+            "common.synthetic:3 imports agent.core.log (layer 4 above 0)",
+        ),
+    ],
+)
+def test_an_import_hidden_inside_a_function_still_crosses_its_layer(
+    module: str, source: str, expected: str
+) -> None:
+    imports = list(imports_in(source, module, is_package=False, known=set(our_modules())))
+    assert crossings(module, imports) == [expected]
 
 
-def test_the_tui_the_daemon_and_the_trackers_stand_on_the_workspace_protocol_not_the_core() -> None:
-    outside = ("tui", "agent.daemon", "agent.tracker")
+def test_an_import_of_a_lower_layer_inside_a_function_passes() -> None:
+    source = "def later() -> None:\n    from common.errors import HarnessError\n"
+    imports = list(imports_in(source, "tui.synthetic", is_package=False, known=set()))
+    assert imports == [Import("common.errors", 2, at_import_time=False)]
+    assert crossings("tui.synthetic", imports) == []
+
+
+KEPT_APART: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("tui", "agent.daemon", "agent.tracker"),
+        "agent.core",
+        "they stand on the workspace protocol, not the core",
+    ),
+    (
+        ("agent.core", "agent.sandbox", "tui"),
+        "agent.model",
+        "only where the model is chosen (the agent process, the CLI, the eval) knows the "
+        "embedded model and what only the demo may do",
+    ),
+)
+"""Pairs the layers alone would allow and that must still never meet: (importers, imported, why)."""
+
+
+@pytest.mark.parametrize(
+    ("sources", "target", "why"), KEPT_APART, ids=[target for _, target, _ in KEPT_APART]
+)
+def test_modules_kept_apart_never_import_each_other(
+    sources: tuple[str, ...], target: str, why: str
+) -> None:
     offenders = [
-        (source, target)
-        for source, targets in graph().items()
-        if source.startswith(outside)
-        for target in targets
-        if target.startswith("agent.core")
+        (source, imported)
+        for source, targets in edges().items()
+        if source.startswith(sources)
+        for imported in targets
+        if imported == target or imported.startswith(f"{target}.")
     ]
-    assert offenders == []
+    assert offenders == [], why
 
 
 def test_no_two_modules_import_each_other() -> None:
-    edges = graph()
+    graph = edges(at_import_time_only=True)
     cycles: list[list[str]] = []
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -109,7 +265,7 @@ def test_no_two_modules_import_each_other() -> None:
     def visit(node: str) -> None:
         state[node] = 1
         stack.append(node)
-        for target in sorted(edges.get(node, ())):
+        for target in sorted(graph.get(node, ())):
             if state.get(target) == 1:
                 cycles.append([*stack[stack.index(target) :], target])
             elif target not in state:
@@ -117,7 +273,7 @@ def test_no_two_modules_import_each_other() -> None:
         stack.pop()
         state[node] = 2
 
-    for node in sorted(edges):
+    for node in sorted(graph):
         if node not in state:
             visit(node)
     assert cycles == []

@@ -6,17 +6,21 @@ checkpoint can be answered from another device over an SSH tunnel. The server
 listens on localhost unless told otherwise, and every request needs the random
 token: in the URL the first time, then in a cookie (so the page's websocket and
 a reload carry it). Static files (scripts, fonts) are public: they hold no data.
+
+It runs as its own program, ``python -m tui.web``: ``harness web`` execs it, so the
+CLI never imports the TUI, textual-serve or aiohttp.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hmac
 import re
 import secrets
 import shlex
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import aiohttp_jinja2
@@ -167,3 +171,36 @@ async def serve(host: str, port: int, *, public_url: str | None = None) -> None:
             web_link.forget(recorded)
     finally:
         await runner.cleanup()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tui.web",
+        description="Serve the TUI to a browser (behind a random token in the URL); "
+        "`harness web` starts this.",
+    )
+    parser.add_argument("--host", default="localhost", help="address to listen on (localhost)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port to listen on ({DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--public-url", help="the URL browsers use, when it differs (a proxy, a tunnel's port)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tui.web``: serve until Ctrl+C; a bad address is one line and status 1."""
+    args = build_parser().parse_args(argv)
+    try:
+        asyncio.run(serve(args.host, args.port, public_url=args.public_url))
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.assets import asset_path
-from agent.control.demo_env import ensure_demo_env, link_demo_env
+from agent.demo_env import ensure_demo_env, link_demo_env
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
 from agent.tracker.factory import TOKEN_VARIABLE

@@ -12,7 +12,6 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -27,7 +26,7 @@ EMBEDDED_ONLY = "not run: --embedded-only, and the embedded model has no playboo
 
 
 async def cmd_eval(args: argparse.Namespace) -> int:
-    cases = load_cases(args.cases, args.case or None)
+    cases = load_cases(args.cases or CASES_DIR, args.case or None)
     credentials = credentials_from(os.environ)
     embedded = args.embedded_only or not credentials
     if embedded:
@@ -56,26 +55,3 @@ async def cmd_eval(args: argparse.Namespace) -> int:
         f"${report.total.cost_usd:.4f}, {report.wall_s:.0f} s; report: {md} and {js}"
     )
     return 0 if report.passed == report.run else 1
-
-
-def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
-    """Declare ``eval`` through ``harness``'s ``add(name, command, help)``."""
-    parser = add("eval", cmd_eval, "run the eval suite and write a report (Markdown and JSON)")
-    parser.add_argument(
-        "--cases", type=Path, default=CASES_DIR, metavar="DIR", help="the cases' folder"
-    )
-    parser.add_argument("--case", action="append", metavar="NAME", help="only this case (repeat)")
-    parser.add_argument("--model", metavar="NAME", help="the Claude model (default: CLAUDE_MODEL)")
-    parser.add_argument(
-        "--embedded-only",
-        action="store_true",
-        help="only the cases the embedded model plays, even with an endpoint set",
-    )
-    parser.add_argument(
-        "--report",
-        type=Path,
-        default=Path("eval-report"),
-        metavar="STEM",
-        help="write STEM.md and STEM.json (default: ./eval-report)",
-    )
-    parser.add_argument("--work", type=Path, metavar="DIR", help="where to lay the cases out")

@@ -7,7 +7,6 @@ drive the person's terminal.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import codecs
 import os
@@ -53,20 +52,6 @@ class LogTail:
             data = handle.read(size - self.offset)
         self.offset += len(data)
         return printable(self._decoder.decode(data))
-
-
-def line_count(text: str) -> int:
-    """``harness logs -n``'s value: a whole number of lines, 0 or more.
-
-    Why: ``-n -5`` printed nothing and exited 0, as if the log were empty.
-    """
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of lines") from None
-    if count < 0:
-        raise argparse.ArgumentTypeError(f"{count} lines: give 0 or more")
-    return count
 
 
 def last_lines(path: Path, count: int, block: int = CHUNK) -> tuple[str, int]:

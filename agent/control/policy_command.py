@@ -24,7 +24,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -108,37 +108,3 @@ def _command_of(raw: bytes, project: Path) -> tuple[str, Path | None]:
     if not isinstance(cwd, str) or "\0" in cwd:
         raise ValueError('"cwd" is not a folder name')
     return command, project / cwd
-
-
-def add_parser(add: Callable[..., argparse.ArgumentParser]) -> None:
-    """Declare ``policy check-bash`` through ``harness``'s ``add(name, command, help)``."""
-    policy = add("policy", cmd_policy_check_bash, "ask the command policy about commands")
-    actions = policy.add_subparsers(required=True, metavar="ACTION")
-    check_bash = actions.add_parser(
-        "check-bash",
-        help="print allow or deny: REASON for a Bash command (exit 0 or 1), or judge "
-        '{"cmd": ...} lines from stdin with --jsonl',
-    )
-    check_bash.add_argument("bash_command", metavar="COMMAND", nargs="?")
-    check_bash.add_argument(
-        "--project", metavar="DIR", help="the project the command runs in (default: here)"
-    )
-    check_bash.add_argument(
-        "--jsonl",
-        action="store_true",
-        help='read {"cmd": "...", "cwd": "..."} lines on stdin, print one verdict a line',
-    )
-    sandbox = check_bash.add_mutually_exclusive_group()
-    sandbox.add_argument(
-        "--sandboxed",
-        dest="sandboxed",
-        action="store_true",
-        default=True,
-        help="judge as an agent in the OS sandbox would be (the default)",
-    )
-    sandbox.add_argument(
-        "--unsandboxed",
-        dest="sandboxed",
-        action="store_false",
-        help='judge as an agent whose spec says "sandbox": false (the strict rules)',
-    )

@@ -1,4 +1,4 @@
-"""``harness trace`` and ``harness replay``: read an agent's trace, or replay a session.
+"""``harness trace``: read an agent's trace (``harness replay`` finds it here too).
 
 AGENT is an agent's name (asked of the daemon) or a workspace folder (no daemon
 needed: an eval's agents, or a workspace copied from elsewhere).
@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from agent.control import replay, trace_view
-from agent.core.log import AgentLog
+from agent.control import trace_view
 from agent.core.trace import TRACE_FILE, read_trace
 from agent.daemon.client import DaemonClient
 from common.errors import HarnessError
@@ -63,31 +60,3 @@ async def cmd_trace(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(trace_view.render(events))
     return 0
-
-
-async def cmd_replay(args: argparse.Namespace) -> int:
-    events = await load_events(args.agent)
-    log = AgentLog(sys.stderr) if args.verbose else AgentLog(io.StringIO())
-    result = await replay.replay_session(events, args.session, log)
-    label = result.recorded.start.label
-    if result.error:
-        print(f"the replayed session failed: {result.error}")
-    if not result.differences and result.error is None:
-        print(f"session {args.session} ({label}): the harness behaved as recorded")
-        return 0
-    print(f"session {args.session} ({label}): {len(result.differences)} difference(s)")
-    for line in result.differences:
-        print(f"  - {line}")
-    return 1
-
-
-def add_parsers(add: Callable[..., argparse.ArgumentParser]) -> None:
-    """Declare ``trace`` and ``replay`` through ``harness``'s ``add(name, command, help)``."""
-    trace = add("trace", cmd_trace, "show an agent's trace: sessions, requests, tools, gates")
-    trace.add_argument("agent", help="an agent's name, or its workspace folder")
-    trace.add_argument("--session", type=int, metavar="N", help="only session N")
-    trace.add_argument("--json", action="store_true", help="the events as JSON lines")
-    again = add("replay", cmd_replay, "run a recorded session again against its recorded answers")
-    again.add_argument("agent", help="an agent's name, or its workspace folder")
-    again.add_argument("--session", type=int, required=True, metavar="N")
-    again.add_argument("--verbose", action="store_true", help="show the replayed session's log")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent.control.demo_env import ensure_demo_env, link_demo_env
+from agent.demo_env import ensure_demo_env, link_demo_env
 from agent.eval.cases import Case
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from common.workspace import git

@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from agent import cli
-from agent.control.main import build_parser
+from agent.control.parser import build_parser
 from agent.gitlab_local.__main__ import main as gitlab_local_main
 from common.help_text import plain
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.control.follow import follow_log, last_lines
-from agent.control.main import build_parser
+from agent.control.parser import build_parser
 
 
 @pytest.mark.parametrize(

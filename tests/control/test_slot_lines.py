@@ -6,7 +6,7 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from agent.control.main import _one_line
+from agent.control.agent_lines import one_line
 from agent.control.slot_lines import list_tag, since, status_lines
 from agent.daemon.agent_view import _slots, build_agent_info
 from common.atomic import write_model
@@ -51,9 +51,9 @@ def test_each_slot_shows_its_issue_step_time_and_spend() -> None:
 def test_the_list_line_names_the_slots_and_nothing_without_them() -> None:
     agent = info("agent_1", ExitState.CONTINUING, slots=[slot(2, SlotStep.CLOSURE, 1)])
 
-    assert "[slots: #2 closure]" in _one_line(agent)
+    assert "[slots: #2 closure]" in one_line(agent)
     assert list_tag([]) == ""
-    assert "slots" not in _one_line(info("agent_2", ExitState.CONTINUING))
+    assert "slots" not in one_line(info("agent_2", ExitState.CONTINUING))
 
 
 def test_a_clock_behind_the_start_shows_no_negative_time() -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.control.main import _exit_text, _one_line, build_parser, status_table
+from agent.control.agent_lines import exit_text, one_line, status_table
+from agent.control.parser import build_parser
 from common.schemas.agent_state import Phase
 from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import AgentStatus
@@ -44,22 +45,22 @@ def test_a_partial_run_names_its_gaps_in_list_and_status() -> None:
         "agent_1", ExitState.PARTIAL, coverage=GAPS.model_copy(update={"set_aside": [3]})
     )
 
-    line = _one_line(partial)
+    line = one_line(partial)
 
     assert line.split()[:3] == ["agent_1", "done", "partial"]
     assert line.endswith("spec.md [#3 set aside; 1 section uncovered: Feature 3: truncate]")
-    assert _exit_text(partial) == "partial: #3 set aside; 1 section uncovered: Feature 3: truncate"
+    assert exit_text(partial) == "partial: #3 set aside; 1 section uncovered: Feature 3: truncate"
 
 
 def test_a_complete_run_shows_no_gaps() -> None:
     complete = info("agent_2", ExitState.COMPLETE, coverage=SpecCoverage(sections=["A"]))
-    assert _one_line(complete).endswith("spec.md")
-    assert _exit_text(complete) == "complete"
+    assert one_line(complete).endswith("spec.md")
+    assert exit_text(complete) == "complete"
 
 
 def test_a_gap_name_is_escaped_on_the_list_line() -> None:
     hostile = SpecCoverage(sections=["x"], uncovered=["x\x1b[2J\nAPPROVED"])
-    line = _one_line(info("agent_1", ExitState.PARTIAL, coverage=hostile))
+    line = one_line(info("agent_1", ExitState.PARTIAL, coverage=hostile))
     assert "\x1b" not in line and "\n" not in line
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.cli import session_environment
+from agent.control.agent_lines import one_line
 from agent.control.demo import prepare_demo
-from agent.control.main import _one_line
 from agent.sandbox.binary import BWRAP_VARIABLE, find_bwrap, probe
 from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
@@ -82,8 +82,8 @@ def _info(*, sandboxed: bool) -> AgentInfo:
 
 
 def test_harness_list_and_the_tui_show_an_unsandboxed_agent() -> None:
-    assert "UNSANDBOXED" in _one_line(_info(sandboxed=False))
-    assert "UNSANDBOXED" not in _one_line(_info(sandboxed=True))
+    assert "UNSANDBOXED" in one_line(_info(sandboxed=False))
+    assert "UNSANDBOXED" not in one_line(_info(sandboxed=True))
     assert labels.mode(_info(sandboxed=False)) == "HITL UNSANDBOXED"
     assert cells(_info(sandboxed=False))["mode"].style == "bold red"
     assert labels.mode(_info(sandboxed=True)) == "HITL"

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Tree
 
 from agent.control.demo import prepare_demo
+from agent.control.demo_spec import plays_demo
 from common.schemas.spec import AgentSpec
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.helpers import make_app, wait_until
@@ -23,7 +24,6 @@ from tui.screens.wizard.options import AdvancedStep, OptionsStep
 from tui.screens.wizard.repo import RepoStep
 from tui.screens.wizard.spec import SpecStep
 from tui.screens.wizard.state import WizardDefaults, WizardState
-from tui.services.demo_spec import plays_demo
 from tui.services.settings import load_memory
 
 

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static
 
-from agent.model.playbook import ONLY_THE_DEMO
+from agent.control.demo_spec import ONLY_THE_DEMO
 from common.errors import HarnessError
 from common.schemas.spec import LOCAL_MODEL
 from tui.labels import display_path

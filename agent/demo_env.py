@@ -4,7 +4,8 @@ Why: the harness never runs a project's commands with its own interpreter, so th
 demo project needs an environment of its own, as any real project has. Building one
 costs a few seconds and a download, so it is made once per Python version and
 requirements, under ``HARNESS_ENV_CACHE`` (default ``HARNESS_HOME/envs``), and each demo
-project gets a ``.venv`` symlink to it.
+project gets a ``.venv`` symlink to it. It stands below both ``harness demo`` and the eval
+suite, which lay out projects that need it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,49 @@
+"""``harness status [AGENT]``: every agent with its spend, or one agent in full.
+
+One agent's view adds what its workspace counted (policy denials, redactions), read
+from the files the agent writes; the module reading them stands apart from the other
+agent commands so ``harness list`` does not load it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+
+from agent.control.agent_commands import agent_info
+from agent.control.agent_lines import exit_text, one_line, progress, status_table
+from agent.control.slot_lines import status_lines
+from agent.core import security_counts
+from agent.core.policy.audit import read_counts, status_line
+from agent.daemon.client import DaemonClient
+from common.paths import WorkspaceFiles
+from common.untrusted_text import printable_line
+
+
+async def cmd_status(args: argparse.Namespace) -> int:
+    if args.agent is None:
+        async with DaemonClient.connect() as client:
+            agents = await client.list_agents()
+        for line in status_table(agents):
+            print(line)
+        return 0
+    info = await agent_info(args.agent)
+    print(one_line(info))
+    print(f"  spec:      {info.spec_file}")
+    print(f"  project:   {info.project_dir}")
+    print(f"  workspace: {info.workspace}")
+    print(f"  log:       {info.log_file}")
+    print(f"  auto-accept: {info.auto_accept_rules.text()}")
+    ended = exit_text(info) + (f" ({printable_line(info.reason)})" if info.reason else "")
+    print(f"  exit:      {ended}")
+    for line in status_lines(info.slots, datetime.now(UTC)):
+        print(line)
+    if info.set_aside:
+        print(f"  set aside: {', '.join(f'#{iid}' for iid in info.set_aside)} (needs-human)")
+    for iid, spend in sorted(info.issue_spend.items()):
+        print(f"  issue #{iid}: {spend.line()}")
+    print(f"  total:     {progress(info)}; {info.spend.line()}")
+    workspace = WorkspaceFiles(info.workspace)
+    print(f"  {status_line(read_counts(workspace))}")
+    print(f"  secrets:   {security_counts.read(workspace).redactions} redactions")
+    return 0

@@ -1,0 +1,27 @@
+"""``harness web``: hand over to the TUI's web server (``python -m tui.web``).
+
+Why a new program and not an import: the server lives with the TUI (textual-serve,
+aiohttp) and the CLI stands below the TUI, so the CLI starts it as a program, in this
+interpreter, with the same arguments. ``exec`` keeps the process: Ctrl+C and the exit
+status are the server's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def web_argv(args: argparse.Namespace) -> list[str]:
+    """The server's command line for ``harness web``'s arguments."""
+    argv = [sys.executable, "-m", "tui.web", "--host", args.host, "--port", str(args.port)]
+    if args.public_url is not None:
+        argv += ["--public-url", args.public_url]
+    return argv
+
+
+async def cmd_web(args: argparse.Namespace) -> int:
+    sys.stdout.flush()
+    argv = web_argv(args)
+    os.execv(argv[0], argv)
