@@ -49,6 +49,11 @@ if TYPE_CHECKING:
 Outcome = Literal["done", "failed", "stopped"]
 ModelCheck = Callable[[], Awaitable[list[str]]]
 """Probes the model endpoint: its warnings, or a ``ModelEndpointError`` when it cannot work."""
+SpecRefusal = Callable[[str], str | None]
+"""Given the specification's text, why the chosen model cannot work on it (``None``: it can).
+
+Decided where the model is chosen (the embedded model plays only the demo), never in
+the core: the core only asks."""
 
 
 @dataclass
@@ -73,6 +78,8 @@ class Run:
     """The model's sessions, retried, on a given work tree."""
     model_check: ModelCheck | None = None
     """Run at project_verification; ``None`` for the embedded model."""
+    spec_refusal: SpecRefusal | None = None
+    """Asked at spec_to_issues before any session; ``None``: any spec will do."""
     layout_keeper: LayoutKeeper | None = None
     """The sandbox layout now and how to apply an approved one (``None``: unsandboxed);
     :mod:`agent.core.integrity` compares it with the recorded layout."""
@@ -98,6 +105,7 @@ class Run:
         project_env: ProjectEnv,
         session_runner: SessionRunner = run_session,
         model_check: ModelCheck | None = None,
+        spec_refusal: SpecRefusal | None = None,
         decision_key: bytes | None = None,
         secrecy: Secrecy | None = None,
         command_wrap: CommandWrap | None = None,
@@ -143,6 +151,7 @@ class Run:
             ),
             sessions=Sessions(sessions, store, ledger, log, runner=session_runner),
             model_check=model_check,
+            spec_refusal=spec_refusal,
             layout_keeper=layout_keeper,
             worktrees=worktrees or paths.worktrees_dir(files.root),
             allow_hosts=allow_hosts,

@@ -20,7 +20,6 @@ from agent.core.orchestrator import Run
 from agent.core.research import sources_note
 from agent.core.scope_change import scope_changes, scope_diff
 from agent.core.webhook import aim_approved, shown_target
-from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
 from common import dependencies
 from common.errors import ProjectBrokenError, SessionError
 from common.paths import WORKSPACE_ROOT_NAME
@@ -244,10 +243,9 @@ async def spec_to_issues(run: Run) -> None:
 
     async def build(checkpoint_id: str) -> Checkpoint:
         spec_text = run.files.spec_copy.read_text()
-        if run.spec.uses_local_model:
-            playbook = load_playbook(run.spec.playbook or DEMO_PLAYBOOK)
-            if not playbook.plays(spec_text):
-                raise SessionError(ONLY_THE_DEMO)
+        refusal = run.spec_refusal(spec_text) if run.spec_refusal is not None else None
+        if refusal is not None:
+            raise SessionError(refusal)
         sections = [section.id for section in spec_sections.parse(spec_text)]
         reports, _ = await run.session(
             f"initializer (attempt {state.spec_attempt})",
