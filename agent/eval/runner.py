@@ -24,20 +24,19 @@ from agent.eval.layout import lay_out
 from agent.eval.score import score
 from common.atomic import read_model_or_none
 from common.errors import HarnessError
+from common.harness_code import with_code_importable
 from common.paths import WorkspaceFiles
 from common.schemas.eval_report import CaseResult, EvalReport
 from common.schemas.exit_status import AgentExit
 from common.workspace.setup import prepare_workspace
 
-_IMPORT_ROOT = Path(__file__).resolve().parents[2]
 Progress = Callable[[str], None]
 
 
 async def run_agent(files: WorkspaceFiles, timeout_s: float) -> AgentExit | None:
     """Run the agent of ``files`` to its end; ``None`` when it had to be killed."""
     log = (files.logs / "eval.log").open("ab")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_IMPORT_ROOT), env.get("PYTHONPATH")]))
+    env = with_code_importable(os.environ)
     try:
         process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -19,10 +19,9 @@ from types import TracebackType
 from typing import IO
 
 from common.errors import HarnessError
+from common.harness_code import with_code_importable
 
 _READY_PREFIX = "listening on "
-# The folder holding the ``agent`` package, so ``-m agent.model`` resolves from any cwd.
-_IMPORT_ROOT = Path(__file__).resolve().parents[2]
 
 
 class LocalModelError(HarnessError):
@@ -88,10 +87,8 @@ class LocalModel:
         return command
 
     def _environment(self) -> dict[str, str]:
-        env = dict(os.environ)
-        paths = [str(_IMPORT_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
-        env["PYTHONPATH"] = os.pathsep.join(paths)
-        return env
+        """This process's environment, in which ``-m agent.model`` resolves from any cwd."""
+        return with_code_importable(os.environ)
 
     async def __aenter__(self) -> str:
         """Start the child and wait for its port.

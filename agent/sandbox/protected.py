@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.harness_code import CODE_ROOT
 from common.paths import WORKSPACE_ROOT_NAME, harness_home, socket_path
 
 CACHE_VARIABLE = "HARNESS_ENV_CACHE"
@@ -44,8 +45,6 @@ HOME_SECRETS = (
 folders (a Python built by pyenv or uv) may be."""
 PRIVATE_PREFIX = "hsbx-"
 """The prefix of an agent's private sandbox folder in the temp folder (its model socket)."""
-HARNESS_CHECKOUT = Path(__file__).resolve().parents[2]
-"""The harness's own code and venv: absent inside (docs/security.md)."""
 SCAN_LIMIT = 400
 """Children looked at for other workspaces in one folder: bounded, a site-packages is big."""
 
@@ -60,7 +59,9 @@ class ProtectedPlaces:
     homes: tuple[Path, ...]
     """``$HOME`` and the user's home in the password database (they differ in tests)."""
     temp: Path
-    checkout: Path = HARNESS_CHECKOUT
+    checkout: Path = CODE_ROOT
+    """The harness's own code: its checkout (with its venv and ``.env``), or the
+    site-packages of an install (with its dependencies and the bundled CLI)."""
 
     @classmethod
     def of_this_process(cls, environ: Mapping[str, str] | None = None) -> ProtectedPlaces:
@@ -102,7 +103,7 @@ def why_denied(path: Path, places: ProtectedPlaces) -> str | None:
     folder, anything in them (save one environment in the harness's cache) and anything
     holding them; the user's home, its credential folders and anything holding it; the
     temp folder itself and the agents' private folders in it; every harness workspace;
-    the harness's checkout.
+    the harness's own code (its checkout, or the site-packages of an install).
     """
     if path == Path("/"):
         return "the root folder holds everything"
@@ -133,7 +134,7 @@ def why_denied(path: Path, places: ProtectedPlaces) -> str | None:
     ):
         return "an agent's private sandbox folder (its model socket)"
     if _inside(path, places.checkout) or _inside(places.checkout, path):
-        return f"the harness's own checkout ({places.checkout})"
+        return f"the harness's own code, its checkout or install ({places.checkout})"
     return None
 
 

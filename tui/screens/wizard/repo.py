@@ -11,21 +11,20 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DirectoryTree, Input, Static, Tree
 from textual.widgets.directory_tree import DirEntry
 
+from common.harness_code import CODE_ROOT
 from common.workspace import git
 from tui.labels import display_path, typed_path
 from tui.screens.wizard.base import WizardStep
 from tui.widgets.folder_tree import FolderTree
 from tui.widgets.path_suggester import FolderSuggester
 
-#: The harness's own checkout: an agent aimed at it would rewrite the harness it runs on.
-HARNESS_CHECKOUT = Path(__file__).resolve().parents[3]
-
 
 def repository_problem(path: Path) -> str | None:
     """Why ``path`` cannot be the project, in words a person can act on; ``None`` if it can."""
     shown = display_path(path)
     resolved = path.resolve()
-    if resolved == HARNESS_CHECKOUT or HARNESS_CHECKOUT in resolved.parents:
+    # An agent aimed at the harness's own code would rewrite the harness it runs on.
+    if resolved == CODE_ROOT or CODE_ROOT in resolved.parents:
         return f"{shown} is the coding-harness's own checkout: choose your project's repository."
     if not path.is_dir():
         return f"{shown} is not a folder."
