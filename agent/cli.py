@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core import phases
+from agent.core.browser.launch import browser_servers, prepare_browser
 from agent.core.endpoint_meter import EndpointMeter
 from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
+from agent.core.mcp_servers import agent_servers
 from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
@@ -313,6 +315,7 @@ async def _run(
     ):
         if launch.sandbox is not None:
             launch.sandbox.slot_read_only = project_env.folders_in(info.spec.project_dir)
+        browser = await asyncio.to_thread(prepare_browser, info.spec, launch.sandbox, log)
         # The CLI and the model's Bash see the project's environment (PATH, VIRTUAL_ENV).
         config = SessionConfig(
             project_dir=info.spec.project_dir,
@@ -330,6 +333,10 @@ async def _run(
             ),
             max_turns=info.spec.budgets.turns_per_session,
             research=research,
+            # The browser (built in), the spec's, and the repository's as approved at
+            # project_verification.
+            browser=browser,
+            mcp_servers=agent_servers(info.spec, state, browser_servers(browser)),
             policy=PolicySetup(
                 PolicyContext.for_project(
                     info.spec.project_dir,

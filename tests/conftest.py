@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.browser.install import CACHE_VARIABLE as TOOLS_CACHE_VARIABLE
 from agent.demo_env import CACHE_VARIABLE
 from common.credentials import CREDENTIAL_VARIABLES
+
+TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
+"""Where the tests' browser server is installed (shared, like the demo's environment)."""
 
 
 @pytest.fixture(autouse=True)
@@ -26,6 +30,8 @@ def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("HARNESS_HOME", str(harness_home))
     monkeypatch.setenv(CACHE_VARIABLE, str(Path(tempfile.gettempdir()) / "harness-test-envs"))
+    # The browser server is installed once for every test too (scripts/test.sh does it first).
+    monkeypatch.setenv(TOOLS_CACHE_VARIABLE, str(TEST_TOOLS_CACHE))
     for name in CREDENTIAL_VARIABLES:  # the developer's Claude key stays out too
         monkeypatch.delenv(name, raising=False)
     yield harness_home

@@ -22,6 +22,7 @@ from common.schemas.trace import (
     GateRun,
     ModelRequest,
     PolicyDecision,
+    ScreenshotTaken,
     SessionEnd,
     SessionStart,
     ToolCall,
@@ -164,6 +165,9 @@ def _line(event: TraceEvent, results: dict[str, ToolResult], named: bool = False
         )
     if isinstance(event, CommitMade):
         return f"{stamp} {pad}commit {event.sha[:12]} {event.subject} ({event.files} file(s))"
+    if isinstance(event, ScreenshotTaken):
+        size = f"{event.width}x{event.height}"
+        return f"{stamp} {pad}screenshot of issue #{event.issue} ({size}): {event.path}"
     if isinstance(event, CheckpointOpened):
         return f"{stamp} {pad}checkpoint {event.id}"
     if isinstance(event, DecisionMade):

@@ -33,6 +33,8 @@ from claude_agent_sdk import (
 )
 
 from agent.core import trace_session
+from agent.core.browser.record import BrowserRecorder
+from agent.core.browser.server import BrowserSetup
 from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.hooks import FileTracker, PolicySetup, ToolPolicy, build_hooks
 from agent.core.log import AgentLog
@@ -45,6 +47,7 @@ from agent.core.toolset import check_offered
 from agent.core.trace import TraceSession
 from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
+from common.schemas.browser_check import BrowserCall
 from common.schemas.mcp_server import McpServer
 
 SESSION_TIMEOUT_S = 45 * 60
@@ -89,6 +92,9 @@ class SessionConfig:
     research: ResearchConfig | None = None
     """The research services configured for the agent (``web_search``, ``library_docs``
     for enrichment sessions); ``None``: none."""
+    browser: BrowserSetup | None = None
+    """The browser of coding sessions (its server is among ``mcp_servers``; its output
+    folder is where the harness takes screenshots from); ``None``: no browser."""
     mcp_servers: tuple[McpServer, ...] = ()
     """Every MCP server the agent's sessions may get (built in, the spec's, the
     repository's as approved: :func:`agent.core.mcp_servers.agent_servers`); each session
@@ -112,6 +118,8 @@ class SessionResult:
     cache_creation_tokens: int = 0
     """Part of ``input_tokens`` written to the prompt cache."""
     endpoint_requests: int = 0
+    browser_calls: list[BrowserCall] = field(default_factory=list)
+    """The browser calls of the session that succeeded, for the regression replay."""
     """Requests the model endpoint forwarded for the session (the CLI's and any other)."""
 
 
@@ -195,6 +203,7 @@ async def _run_session(
     spent: EndpointSpend | None = None,
 ) -> SessionResult:
     tracker = FileTracker(config.project_dir)
+    browser = BrowserRecorder()
     policy = config.policy or PolicySetup(PolicyContext.for_project(config.project_dir.resolve()))
     surface = reports.surface
     options = ClaudeAgentOptions(
@@ -234,6 +243,7 @@ async def _run_session(
             async for message in client.receive_response():
                 _log_message(log, message)
                 trace_session.message(message)
+                browser.see(message)
                 if isinstance(message, SystemMessage) and message.subtype == "init":
                     offered = message.data.get("tools") or []
                     check_offered(label, surface.names(), offered, surface.server_prefixes())
@@ -260,6 +270,7 @@ async def _run_session(
         error = ModelEndpointError if refused else SessionError
         raise error(f"session {label} failed{status}: {detail}")
     figures = session_figures(result, tracker.touched, local_model=config.local_model)
+    figures.browser_calls = browser.calls()
     cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
     log(
         f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in "

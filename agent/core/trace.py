@@ -45,6 +45,7 @@ from common.schemas.trace import (
     DecisionMade,
     GateRun,
     PolicyDecision,
+    ScreenshotTaken,
     TraceEvent,
 )
 
@@ -272,6 +273,11 @@ def gate(run: TestRun, *, reused: bool = False) -> None:
 def commit(sha: str, message: str, files: int) -> None:
     """Record a commit the harness made."""
     emit(CommitMade(sha=sha, subject=message.splitlines()[0] if message else "", files=files))
+
+
+def screenshot(issue: int, path: str, width: int, height: int) -> None:
+    """Record a browser screenshot the harness took into the workspace."""
+    emit(ScreenshotTaken(issue=issue, path=path, width=width, height=height))
 
 
 def checkpoint(opened: Checkpoint) -> None:

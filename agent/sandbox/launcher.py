@@ -16,6 +16,7 @@ started ends when it ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import shutil
 import stat
@@ -32,7 +33,7 @@ from agent.sandbox.bridge import UnixBridge
 from agent.sandbox.cli_copy import execute_only_cli
 from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
-from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces
+from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces, why_denied
 from common.errors import SandboxError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.sandbox_layout import SandboxLayout
@@ -103,7 +104,8 @@ class SessionSandbox:
         every later gate, unseen (measured).
         """
         plan = self.in_work_tree(work_tree)
-        return bwrap_argv(replace(plan, forwards=()), self.bwrap, command)
+        # Nor the browser's output folder: only a session's browser writes there.
+        return bwrap_argv(replace(plan, forwards=(), writable=()), self.bwrap, command)
 
     def own_entrance(self, work_tree: Path | None = None) -> OwnEntrance:
         """A fresh socket path for one session's own model entrance, and a CLI wrapper
@@ -134,6 +136,35 @@ class SessionSandbox:
         wrapper = private / f"claude-{self._entrances}"
         write_wrapper(wrapper, bwrap_argv(plan, self.bwrap, [str(plan.cli)]))
         return OwnEntrance(socket, wrapper, plan)
+
+    def browser_output(self) -> Path:
+        """A new empty folder for the browser's output, in the agent's private folder
+        (only that folder is bound into the sessions, never the private folder)."""
+        folder = self.cli_path.parent / "browser-output"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return folder
+
+    def show_browser(self, read_only: tuple[Path, ...], writable: Path) -> None:
+        """Show the browser server's install read-only and its output folder writable in
+        every session from now on (the test gates get neither: see :meth:`wrap`).
+
+        The install is the harness's own cache, checked against the deny list like any
+        folder the sandbox shows; the output folder is the agent's, made for this run.
+
+        Raises:
+            SandboxError: the install lies in a place the deny list keeps out.
+        """
+        for path in read_only:
+            refused = why_denied(Path(os.path.realpath(path)), self.places)
+            if refused is not None:
+                raise SandboxError(f"the browser's install {path} cannot be shown: {refused}")
+        shown = tuple(p for p in read_only if p not in self.plan.read_only)
+        self.plan = replace(
+            self.plan,
+            read_only=(*self.plan.read_only, *shown),
+            writable=(*self.plan.writable, writable),
+        )
+        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
 
     def use_layout(self, layout: SandboxLayout) -> None:
         """Show ``layout``'s folders (checked again) from the next session and test gate on:

@@ -84,6 +84,9 @@ class SandboxPlan:
     """Parts of the project that stay visible but not writable (``.git``)."""
     hidden_in_project: tuple[Path, ...] = ()
     """Parts of the project replaced by an empty read-only folder (the harness workspace)."""
+    writable: tuple[Path, ...] = ()
+    """More folders writable inside at their own path (the browser's output folder, which
+    the harness reads as hostile after the session)."""
     forwards: tuple[Forward, ...] = ()
     network: bool = False
     """Share the host's network (``sandbox_network``); otherwise only the forwards."""
@@ -113,6 +116,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
         argv += ["--tmpfs", str(plan.scratch_home)]
     else:
         argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
+    for path in plan.writable:
+        argv += ["--bind", str(path), str(path)]
     argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]

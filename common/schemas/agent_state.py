@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 
 from common.schemas.agent_state_upgrade import upgrade
 from common.schemas.base import StrictModel, utc_now
+from common.schemas.browser_check import BrowserCheck
 from common.schemas.budget import Budgets
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import TestRun
@@ -209,6 +210,9 @@ class AgentState(StrictModel):
     """A person chose "go to the merge request with what is done": no new issue starts."""
     accepted_regressions: list[str] = Field(default_factory=list)
     """Failures a person deferred at the regression check before the merge request."""
+    browser_checks: list[BrowserCheck] = Field(default_factory=list)
+    """Each closed issue's browser check (the calls of its accepted session), replayed
+    before the merge request (:mod:`agent.core.browser.replay`)."""
     coverage: SpecCoverage | None = None
     """What the run leaves undone, computed before the merge request (``None`` before)."""
     history: list[Transition] = Field(default_factory=list)

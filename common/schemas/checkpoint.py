@@ -367,6 +367,9 @@ class IssueClosureContext(StrictModel):
     """Findings about the issue as a whole (its diff over the budget): a person decides."""
     since_rejection: ChangesSinceRejection | None = None
     """When a person rejected this issue's closure before: what changed since."""
+    screenshots: list[str] = Field(default_factory=list)
+    """The browser's screenshots of the issue's sessions, in the workspace (paths a person
+    can open; the harness named them, checked them as PNGs and bounded them)."""
 
 
 class MrPhaseTransitionContext(StrictModel):

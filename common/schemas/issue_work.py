@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field
 
 from common.schemas.base import StrictModel
+from common.schemas.browser_check import BrowserCall
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issue_slot import IssueSlot
 from common.schemas.outbound import FlaggedFile
@@ -56,6 +57,12 @@ class IssueWork(StrictModel):
     """The model's words when the gates accepted the issue (shown at issue_closure)."""
     regression: list[str] = Field(default_factory=list)
     """Tests that passed before the issue and fail after its session."""
+    browser_calls: list[BrowserCall] = Field(default_factory=list)
+    """The browser calls of the issue's latest session that used the browser: its check,
+    kept with the closed issue for the regression replay."""
+    screenshots: list[str] = Field(default_factory=list)
+    """The browser's screenshots of the issue's sessions, as the harness took them into
+    the workspace (paths a person can open): listed at issue_closure."""
     feedback: str | None = None
     """Why the next session is needed: a person's reject or a refused gate."""
     feedback_source: Literal["human", "harness"] = "human"

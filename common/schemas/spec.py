@@ -16,6 +16,7 @@ from common.schemas.outbound import OutboundSettings
 from common.schemas.policy import PolicySettings
 from common.schemas.quality import QualitySettings
 from common.schemas.sandbox_hosts import HostPort
+from common.schemas.web import WebSettings
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -43,7 +44,10 @@ class AgentSpec(StrictModel):
     skip_mr_creation: bool = False
     """Stop on the feature branch after coding instead of creating a merge request."""
     skip_puppeteer: bool = False
-    """Do not ask the model for browser verification."""
+    """No browser verification, even for a project with a ``web`` section."""
+    web: WebSettings | None = None
+    """The project's web UI (how it is served, its loopback URL): its coding sessions get
+    browser tools and screenshots (:mod:`agent.core.browser`). ``None``: no browser."""
     skip_test_suite: bool = False
     """Do not run the project's test suite as a quality gate."""
     skip_regression: bool = False
@@ -156,6 +160,11 @@ class AgentSpec(StrictModel):
                 f"sandbox_hosts needs the sandbox without the host network ({why})",
             )
         return self
+
+    @property
+    def wants_browser(self) -> bool:
+        """Whether coding sessions get the browser: a web UI, and not ``skip_puppeteer``."""
+        return self.web is not None and not self.skip_puppeteer
 
     @property
     def uses_local_model(self) -> bool:

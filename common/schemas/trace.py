@@ -157,6 +157,17 @@ class CommitMade(_Event):
     files: int
 
 
+class ScreenshotTaken(_Event):
+    """The harness took a screenshot the session's browser saved into the workspace."""
+
+    type: Literal["screenshot"] = "screenshot"
+    issue: int
+    path: str
+    """Where it is now, in the workspace (the harness's name for it)."""
+    width: int
+    height: int
+
+
 class CheckpointOpened(_Event):
     """A checkpoint was opened (or found again after a restart)."""
 
@@ -185,6 +196,7 @@ TraceEvent = Annotated[
     | SessionEnd
     | GateRun
     | CommitMade
+    | ScreenshotTaken
     | CheckpointOpened
     | DecisionMade,
     Field(discriminator="type"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,3 +136,20 @@ def _npm_install(npm: str, folder: Path) -> None:
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
         raise BrowserUnavailable(f"npm install {PACKAGE}@{VERSION} failed: {last}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agent.core.browser.install [CACHE]``: install ahead of time (CI, the
+    test command); prints the install's folder, or one line saying why there is none."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        found = ensure_installed(Path(args[0]) if args else None)
+    except BrowserUnavailable as e:
+        print(f"browser: {e}", file=sys.stderr)
+        return 1
+    print(f"browser: {PACKAGE}@{VERSION} in {found.folder}, Chromium {found.chromium}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

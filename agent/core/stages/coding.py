@@ -27,7 +27,7 @@ from agent.core.gates import blocking_failures, failing_checks, fewer_passing, n
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
 from agent.core.slots import step
-from agent.core.stages import budget, held_files
+from agent.core.stages import browser_check, budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
 from agent.core.stages.selection import selection_checkpoint
 from agent.core.tools import Handoff, SessionReports
@@ -160,6 +160,7 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         feature_branch=run.info.feature_branch,
         test_command=state.test_command or "(none)",
         git_log=git_log,
+        browser=browser_check.prompt_block(run),
         feedback=prompts.feedback_block(work.feedback, work.feedback_source)
         + _kept_out_block(work.kept_out)
         + held_files.session_block(work.held, state.excluded),
@@ -167,6 +168,12 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     run.sessions_this_run += 1
     faultpoints.reached("coding.session_ended")
     session_number = work.sessions + 1
+    screenshots = await browser_check.take_screenshots(run, iid, session_number)
+    if screenshots or result.browser_calls:
+        with run.store.editing() as draft:
+            browsed = seat.work(draft)
+            browsed.screenshots = [*browsed.screenshots, *screenshots]
+            browsed.browser_calls = result.browser_calls or browsed.browser_calls
 
     changes = await agit.session_changes(project, result.touched, dirty_before)
     started_ns = seat.work().pre_session_started_ns
@@ -386,6 +393,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 flagged=flagged,
                 issue_findings=over_budget,
                 since_rejection=changes,
+                screenshots=work.screenshots,
             ),
         )
 
@@ -403,6 +411,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
     assert isinstance(checkpoint, IssueClosureCheckpoint)
     assert isinstance(decision, ClosureDecision)
     approved, excluded = await held_files.apply_choices(run, checkpoint, seat)
+    browser_check.keep_check(run, seat.work())
     work = seat.work()
     commits_text = ", ".join(sha[:12] for sha in work.commits)
     chosen = ""

@@ -16,7 +16,7 @@ from agent.core import (
 )
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
-from agent.core.stages import held_files
+from agent.core.stages import browser_check, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
@@ -55,6 +55,7 @@ async def mr_phase_transition(run: Run) -> None:
         f"(check {name}: `{check.command}` fails)"
         for name, check in failing_checks(run.state.check_baseline, checks).items()
     ]
+    failing += await browser_check.regressions(run)
     failing = [name for name in failing if name not in run.state.accepted_regressions]
     if final is not None:
         run.log(f"final tests: {final.summary}")

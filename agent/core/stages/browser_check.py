@@ -1,0 +1,74 @@
+"""The coding stage's browser: what the prompt says, and the screenshots taken after a session.
+
+Only when the agent's sessions have the browser (:attr:`SessionConfig.browser`: a spec
+with ``web`` and without ``skip_puppeteer``, and a browser that could be installed).
+The screenshots are the harness's evidence for the person at issue_closure; whether an
+issue is done stays the gates' and the person's judgement, never the pictures'.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agent.core import agit, trace
+from agent.core.browser.replay import replay
+from agent.core.browser.screenshots import collect, png_size
+from agent.core.orchestrator import Run
+from common.schemas.browser_check import BrowserCheck
+from common.schemas.issue_work import IssueWork
+
+SCREENSHOTS_DIR = "screenshots"
+"""The workspace folder the screenshots are taken into (one file per screenshot)."""
+
+
+def prompt_block(run: Run) -> str:
+    """The coding prompt's browser paragraph, or nothing when the session has no browser."""
+    browser = run.sessions.config.browser
+    return browser.prompt_block() if browser is not None else ""
+
+
+async def take_screenshots(run: Run, iid: int, session: int) -> list[str]:
+    """Take the session's screenshots into the workspace (``issue-IID-sN-K.png``), trace
+    each and log what was left out; returns their paths (none without a browser)."""
+    browser = run.sessions.config.browser
+    if browser is None:
+        return []
+    destination = run.files.root / SCREENSHOTS_DIR
+    found = await agit.off_loop(collect, browser.output_dir, destination, f"issue-{iid}-s{session}")
+    for why in found.skipped:
+        run.log(f"browser output of issue #{iid}: left out {why}")
+    paths: list[str] = []
+    for path in found.saved:
+        size = png_size(path.read_bytes()[:24]) or (0, 0)
+        trace.screenshot(iid, str(path), *size)
+        paths.append(str(path))
+    if paths:
+        run.log(f"issue #{iid}: {len(paths)} browser screenshot(s) taken into {destination}")
+    return paths
+
+
+def keep_check(run: Run, work: IssueWork) -> None:
+    """Keep the closed issue's browser check for the replay before the merge request
+    (once per issue: a resumed closure does not add it twice)."""
+    if not work.browser_calls or any(c.issue == work.iid for c in run.state.browser_checks):
+        return
+    with run.store.editing() as state:
+        check = BrowserCheck(issue=work.iid, calls=work.browser_calls)
+        state.browser_checks = [*state.browser_checks, check]
+
+
+async def regressions(run: Run) -> list[str]:
+    """The earlier issues' browser checks run again (:mod:`agent.core.browser.replay`):
+    each failure is a regression finding; none without a browser or a recorded check."""
+    browser = run.sessions.config.browser
+    checks = run.state.browser_checks
+    if browser is None or not checks:
+        return []
+    env = {**os.environ, **run.gates.project_env.variables}
+    found = await replay(checks, browser, run.work_tree, env, run.gates.command_wrap)
+    calls = sum(len(check.calls) for check in checks)
+    if found:
+        run.log(f"browser checks: {len(found)} of {len(checks)} issue(s) fail again")
+    else:
+        run.log(f"browser checks: {calls} call(s) of {len(checks)} issue(s) pass again")
+    return found
