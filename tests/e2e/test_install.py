@@ -14,10 +14,12 @@ caches and git folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from common.harness_code import CODE_ROOT
+from tests.procfs import cmdline_of
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +68,21 @@ def scratch() -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix=f"hin-{secrets.token_hex(4)}-", dir="/tmp"))
     assert not folder.is_relative_to(CODE_ROOT)
     yield folder
+    for pid in processes_of(folder):  # an agent a failed run left behind (the daemon is stopped)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def processes_of(folder: Path) -> list[int]:
+    """This test's own processes: those whose command line names its folder (the nonce)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if any(str(folder) in part for part in cmdline_of(int(entry.name))):
+                    found.append(int(entry.name))
+    return found
 
 
 def run(
@@ -133,6 +150,10 @@ def test_pip_install_then_the_demo_runs_from_the_install(scratch: Path) -> None:
     assert re.search(r"^tests on the branch: \d+ passed in", done.stdout, re.M), done.stdout
     logs = list((scratch / "demo").rglob("logs/agent_1-*.log"))
     assert len(logs) == 1, logs
+    deadline = time.monotonic() + 15
+    while processes_of(scratch) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_of(scratch) == [], "the daemon and the agent are gone"
     sandbox = next(
         line for line in logs[0].read_text().splitlines() if "sandbox: bubblewrap" in line
     )
