@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agent.control.demo import prepare_demo
 from agent.control.specs import parse_specs
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
@@ -68,6 +67,10 @@ def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[Ag
     """
     specs = parse_specs(text) if text is not None else []
     if demo:
+        # Imported here: the demo's module reaches python-gitlab (its GitLab mode), which
+        # would cost every start of the TUI a quarter of a second before its first paint.
+        from agent.control.demo import prepare_demo
+
         specs.append(prepare_demo(None, auto_accept))
     if auto_accept:
         specs = [spec.model_copy(update={"auto_accept": AutoAcceptRules.on()}) for spec in specs]
