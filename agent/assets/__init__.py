@@ -7,8 +7,16 @@ nothing is found through ``Path(__file__).parents[n]``. Everything here is read 
 
 from __future__ import annotations
 
+import shutil
 from importlib.resources import files
 from pathlib import Path
+
+BYTE_CODE = shutil.ignore_patterns("__pycache__", "*.pyc")
+"""For :func:`shutil.copytree`: Python's caches beside the data's ``.py`` files.
+
+Why: they are never part of an asset, yet they appear there: ``pip install`` compiles
+every ``.py`` it installs (the demo project's and the eval cases' too), and a test run
+in a checkout writes them beside the sources."""
 
 
 def asset_path(*parts: str) -> Path:
@@ -19,3 +27,8 @@ def asset_path(*parts: str) -> Path:
     sandbox and ``git`` can be pointed at.
     """
     return Path(str(files(__name__).joinpath(*parts)))
+
+
+def is_byte_code(path: Path) -> bool:
+    """``path`` (relative to an asset folder) is one of Python's caches, not data."""
+    return "__pycache__" in path.parts or path.suffix == ".pyc"

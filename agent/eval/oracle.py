@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.assets import is_byte_code
 from agent.eval.cases import CASES_DIR, Case, EvalError, load_cases
 from agent.model.playbook import Playbook
 
@@ -39,14 +40,15 @@ def spec_title(case: Case) -> str:
 
 
 def solution_files(case: Case) -> dict[str, str]:
-    """Relative path → content of every file in ``solution/``."""
+    """Relative path → content of every file in ``solution/`` (Python's caches are no file
+    of the solution: an install compiles them, a test run writes them)."""
     root = case.solution
     if not root.is_dir():
         raise EvalError(f"case {case.name}: no solution/ to build a playbook from")
     return {
         str(path.relative_to(root)): path.read_text(encoding="utf-8")
         for path in sorted(root.rglob("*"))
-        if path.is_file()
+        if path.is_file() and not is_byte_code(path.relative_to(root))
     }
 
 

@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.assets import BYTE_CODE
 from agent.core.project_env import detect
 from agent.eval.cases import Case
 from common.paths import WORKSPACE_ROOT_NAME
@@ -72,7 +73,9 @@ async def score(case: Case, project: Path) -> Score:
     try:
         copy = await asyncio.to_thread(_copy_project, project, scratch)
         destination = copy / case.spec.hidden_dest
-        await asyncio.to_thread(shutil.copytree, case.hidden_tests, destination, dirs_exist_ok=True)
+        await asyncio.to_thread(
+            shutil.copytree, case.hidden_tests, destination, ignore=BYTE_CODE, dirs_exist_ok=True
+        )
         environ = detect(copy, os.environ).environ(os.environ)
         process = await asyncio.create_subprocess_shell(
             case.spec.hidden_command,
