@@ -15,7 +15,17 @@ if [ "$(id -u)" = 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null 2>&1 \
       || echo "warning: golang-go did not install; the Go case will skip" >&2
   fi
+  # The browser of the web demo and its tests: Debian's Chromium (and npm, for the server).
+  for tool in chromium npm; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null 2>&1 \
+        || echo "warning: $tool did not install; the browser tests will skip" >&2
+    fi
+  done
 fi
+# Playwright's MCP server (pinned) into the tests' tools cache (tests/conftest.py names it).
+.venv/bin/python -m agent.core.browser.install "${TMPDIR:-/tmp}/harness-test-tools" \
+  || echo "warning: no browser server; the browser tests will skip" >&2
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 .venv/bin/mypy

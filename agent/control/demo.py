@@ -28,6 +28,7 @@ from common.errors import SpecError
 from common.paths import WorkspaceFiles, spec_slug, workspace_dir
 from common.schemas.gitlab_milestone import GitLabMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
+from common.schemas.web import WebSettings
 from common.workspace import git
 
 DEMO_DIR = asset_path("demo")
@@ -40,8 +41,34 @@ DEMO_SEED = 6
 """Faults are drawn from a seeded generator, so a demo run can be repeated exactly."""
 
 
-def prepare_demo(target: Path | None, auto_accept: bool, *, file_only: bool = True) -> AgentSpec:
-    """Lay out ``TARGET/textkit`` (a git repository on ``main``) and ``TARGET/textkit-helpers.md``.
+@dataclass(frozen=True)
+class DemoKind:
+    """One of the demos: its folder of assets, the project's and the spec's names."""
+
+    assets: Path
+    """Holds ``project/``, ``spec.md`` and ``playbook.json``."""
+    project: str
+    spec_name: str
+    web: WebSettings | None = None
+    """The web demo's app: served on the sandbox's loopback, checked in the browser."""
+
+
+TEXTKIT = DemoKind(DEMO_DIR, "textkit", SPEC_NAME)
+WEB_PORT = 8123
+WEB = DemoKind(
+    DEMO_DIR / "web",
+    "notes-web",
+    "notes-web-counter.md",
+    WebSettings(serve=f"python3 app.py {WEB_PORT}", url=f"http://127.0.0.1:{WEB_PORT}/"),
+)
+"""``harness demo --web``: a one-page app whose feature the model checks in the browser."""
+
+
+def prepare_demo(
+    target: Path | None, auto_accept: bool, *, file_only: bool = True, kind: DemoKind = TEXTKIT
+) -> AgentSpec:
+    """Lay out ``TARGET/<project>`` (a git repository on ``main``) and ``TARGET/<spec>``
+    (``textkit`` and ``textkit-helpers.md`` for the first demo).
 
     Raises:
         SpecError: ``target`` exists and is not empty.
@@ -50,10 +77,10 @@ def prepare_demo(target: Path | None, auto_accept: bool, *, file_only: bool = Tr
     if root.exists() and any(root.iterdir()):
         raise SpecError(f"demo folder {root} is not empty; choose a new one with --dir")
     environment = ensure_demo_env()
-    project = root / "textkit"
-    shutil.copytree(DEMO_DIR / "project", project, ignore=IGNORED)
+    project = root / kind.project
+    shutil.copytree(kind.assets / "project", project, ignore=IGNORED)
     link_demo_env(project, environment)
-    shutil.copyfile(DEMO_DIR / "spec.md", root / SPEC_NAME)
+    shutil.copyfile(kind.assets / "spec.md", root / kind.spec_name)
     git.git(project, "init", "--quiet", "-b", "main")
     git.git(project, "add", "--all")
     git.git(
@@ -65,16 +92,17 @@ def prepare_demo(target: Path | None, auto_accept: bool, *, file_only: bool = Tr
         "commit",
         "--quiet",
         "-m",
-        "chore: textkit before the harness run",
+        f"chore: {kind.project} before the harness run",
     )
     return AgentSpec(
-        spec_file=root / SPEC_NAME,
+        spec_file=root / kind.spec_name,
         project_dir=project,
         target_branch="main",
         file_only_mode=file_only,
         model=LOCAL_MODEL,
-        playbook=DEMO_DIR / "playbook.json",
+        playbook=kind.assets / "playbook.json",
         auto_accept=auto_accept,
+        web=kind.web,
     )
 
 

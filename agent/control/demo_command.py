@@ -12,6 +12,8 @@ from pathlib import Path
 
 from agent.control import follow
 from agent.control.demo import (
+    TEXTKIT,
+    WEB,
     attach_gitlab,
     attach_local_gitlab,
     gitlab_report,
@@ -44,7 +46,8 @@ async def run_demo(args: argparse.Namespace) -> int:
         raise SpecError(f"--faults {args.faults} is not between 0 and 1")
     if args.gitlab_url is not None and not os.environ.get(TOKEN_VARIABLE):
         raise SpecError(f"--gitlab-url needs {TOKEN_VARIABLE} (a token with the api scope)")
-    spec = prepare_demo(args.dir, args.auto_accept, file_only=not gitlab)
+    kind = WEB if args.web else TEXTKIT
+    spec = prepare_demo(args.dir, args.auto_accept, file_only=not gitlab, kind=kind)
     print(f"demo project: {spec.project_dir}")
     print(f"demo spec:    {spec.spec_file}")
     if gitlab:
