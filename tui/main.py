@@ -22,6 +22,7 @@ from common.paths import daemon_log_path
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.spec import AgentSpec
 from common.secrets import hide_secrets_from_proc
+from common.telemetry import telemetry_from
 from common.workspace.setup import validate_spec
 from tui.app import HarnessApp
 from tui.screens.wizard import WizardDefaults
@@ -105,7 +106,12 @@ async def prepare(specs: list[AgentSpec], *, start_daemon: bool, fresh: bool = F
     async with DaemonClient.connect() as client:
         for spec in specs:
             try:
-                info = await client.start(spec, credentials_from(os.environ), fresh=fresh)
+                info = await client.start(
+                    spec,
+                    credentials_from(os.environ),
+                    fresh=fresh,
+                    telemetry=telemetry_from(os.environ),
+                )
             except DaemonError as e:
                 already = f"; already started: {', '.join(names)}" if names else ""
                 raise DaemonError(f"{spec.spec_file.name}: {e}{already}") from e

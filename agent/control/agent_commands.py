@@ -19,6 +19,7 @@ from common.credentials import credentials_from
 from common.schemas.auto_accept import parse_rules
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
+from common.telemetry import telemetry_from
 
 
 async def agent_info(name: str) -> AgentInfo:
@@ -44,7 +45,9 @@ async def cmd_list(_args: argparse.Namespace) -> int:
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     async with DaemonClient.connect() as client:
-        info = await client.resume(args.agent, credentials_from(os.environ))
+        info = await client.resume(
+            args.agent, credentials_from(os.environ), telemetry_from(os.environ)
+        )
     print(f"{info.name} resumed in {info.workspace}")
     print(f"  log: {info.log_file}")
     if not args.wait:

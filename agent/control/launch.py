@@ -10,6 +10,7 @@ from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
+from common.telemetry import telemetry_from
 from common.workspace.setup import validate_spec
 
 
@@ -21,6 +22,7 @@ async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = Fals
     ``fresh`` each agent works in a new workspace, next to its spec's earlier ones.
     """
     credentials = credentials_from(os.environ)
+    telemetry = telemetry_from(os.environ)  # OTEL_*: the agents trace where this says
     for spec in specs:
         validate_spec(spec)  # refuse bad input before anything starts
         check_credentials(spec, credentials)
@@ -30,7 +32,7 @@ async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = Fals
     names: list[str] = []
     async with DaemonClient.connect() as client:
         for spec in specs:
-            info = await client.start(spec, credentials, fresh=fresh)
+            info = await client.start(spec, credentials, fresh=fresh, telemetry=telemetry)
             names.append(info.name)
             print(f"{info.name} started: {spec.spec_file.name} in {spec.project_dir}")
             print(f"  log: {info.log_file}")

@@ -6,7 +6,7 @@ orchestrator and the stages do not import each other.
 
 from __future__ import annotations
 
-from agent.core import phases
+from agent.core import phases, spans
 from agent.core.desk import StopRun
 from agent.core.orchestrator import Outcome, Run
 from agent.core.stages import HANDLERS
@@ -36,7 +36,8 @@ async def _phases(run: Run) -> tuple[Outcome, str]:
     while run.state.phase not in phases.TERMINAL:
         handler = HANDLERS[run.state.phase]
         try:
-            await handler(run)
+            with spans.phase(run.state.phase.value, sorted(run.state.issues)):
+                await handler(run)
         # Each end is told once: by the ``phase → failed (…)`` line, or for a stop by
         # the agent's ``agent ended`` line (failure lines were printed twice).
         except StopRun as stop:

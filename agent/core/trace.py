@@ -35,6 +35,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from agent.core import spans
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.gates import TestRun
@@ -48,6 +49,7 @@ from common.schemas.trace import (
     ScreenshotTaken,
     TraceEvent,
 )
+from common.workspace.checkpoint_issue import issue_of
 
 logger = logging.getLogger(__name__)
 
@@ -186,6 +188,7 @@ class Tracer:
                 return
             self._out.write(line)
             self._out.flush()
+        spans.event(event)  # the same event as an OpenTelemetry span, when exported
 
 
 def count_sessions(path: Path) -> int:
@@ -282,6 +285,7 @@ def screenshot(issue: int, path: str, width: int, height: int) -> None:
 
 def checkpoint(opened: Checkpoint) -> None:
     """Record a checkpoint opened, and its decision when it has one."""
+    spans.checkpoint_issue(opened.id, issue_of(opened))
     emit(CheckpointOpened(id=opened.id, kind=opened.type.value))
 
 

@@ -110,26 +110,42 @@ class DaemonClient:
         credentials: Mapping[str, str] | None = None,
         *,
         fresh: bool = False,
+        telemetry: Mapping[str, str] | None = None,
     ) -> AgentInfo:
         """Validate ``spec`` and start an agent for it, with this client's Claude credentials
-        (``fresh``: in a new workspace).
+        (``fresh``: in a new workspace) and ``OTEL_*`` settings (:mod:`common.telemetry`).
 
         Raises:
             DaemonError: with the daemon's reason (bad spec, already running, no
                 credentials for a Claude model, ...).
         """
         request = StartRequest(
-            id=next(self._ids), spec=spec, credentials=dict(credentials or {}), fresh=fresh
+            id=next(self._ids),
+            spec=spec,
+            credentials=dict(credentials or {}),
+            fresh=fresh,
+            telemetry=dict(telemetry or {}),
         )
         return (await self._call(request, AgentReply)).agent
 
-    async def resume(self, name: str, credentials: Mapping[str, str] | None = None) -> AgentInfo:
-        """Start a stopped or failed agent again, under its name, where it ended.
+    async def resume(
+        self,
+        name: str,
+        credentials: Mapping[str, str] | None = None,
+        telemetry: Mapping[str, str] | None = None,
+    ) -> AgentInfo:
+        """Start a stopped or failed agent again, under its name, where it ended (with this
+        client's credentials and ``OTEL_*`` settings).
 
         Raises:
             DaemonError: with the daemon's reason (running, done, unknown, ...).
         """
-        request = ResumeRequest(id=next(self._ids), agent=name, credentials=dict(credentials or {}))
+        request = ResumeRequest(
+            id=next(self._ids),
+            agent=name,
+            credentials=dict(credentials or {}),
+            telemetry=dict(telemetry or {}),
+        )
         return (await self._call(request, AgentReply)).agent
 
     async def stop(self, name: str) -> AgentInfo:

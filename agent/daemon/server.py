@@ -284,11 +284,16 @@ class DaemonServer:
                 await connection.send(AgentsReply(id=request.id, agents=supervisor.agents()))
             case StartRequest():
                 agent = await supervisor.start_agent(
-                    request.spec, request.credentials, fresh=request.fresh
+                    request.spec,
+                    request.credentials,
+                    fresh=request.fresh,
+                    telemetry=request.telemetry,
                 )
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case ResumeRequest():
-                agent = await supervisor.resume_agent(request.agent, request.credentials)
+                agent = await supervisor.resume_agent(
+                    request.agent, request.credentials, telemetry=request.telemetry
+                )
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case StopRequest():
                 agent = await supervisor.stop_agent(request.agent)

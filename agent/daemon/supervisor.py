@@ -47,6 +47,7 @@ from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from common.secrets import gitlab_secrets, start_with_secrets, without_secrets
+from common.telemetry import without_telemetry
 from common.workspace.setup import prepare_workspace, set_auto_accept, validate_spec
 
 log = logging.getLogger(__name__)
@@ -179,13 +180,16 @@ class Supervisor:
         credentials: Mapping[str, str] | None = None,
         *,
         fresh: bool = False,
+        telemetry: Mapping[str, str] | None = None,
     ) -> AgentInfo:
         """Validate ``spec``, prepare its workspace and spawn its agent.
 
         The agent works in the spec's newest workspace, or with ``fresh`` in a new one
         next to it. A workspace that already has a run is refused (see
         :meth:`_check_workspace_free`), so no start rewrites another agent's record.
-        ``credentials`` are the client's Claude credentials, for this agent alone.
+        ``credentials`` are the client's Claude credentials, for this agent alone, and
+        ``telemetry`` its ``OTEL_*`` settings (:mod:`common.telemetry`): both reach the
+        agent through its secrets pipe.
 
         Raises:
             CredentialsError: the spec names a Claude model and no credentials came.
@@ -203,7 +207,8 @@ class Supervisor:
             workspace = await asyncio.to_thread(prepare_workspace, spec, number)
             name = self._registry.next_name()
             argv = list(self._agent_command(workspace))
-            child, log_file = self._launch(name, workspace, spec.project_dir, argv, credentials)
+            piped = {**credentials, **(telemetry or {})}
+            child, log_file = self._launch(name, workspace, spec.project_dir, argv, piped)
             record = AgentRecord(
                 name=name,
                 spec=spec,
@@ -219,13 +224,17 @@ class Supervisor:
             return self._refresh_one(name)
 
     async def resume_agent(
-        self, name: str, credentials: Mapping[str, str] | None = None
+        self,
+        name: str,
+        credentials: Mapping[str, str] | None = None,
+        *,
+        telemetry: Mapping[str, str] | None = None,
     ) -> AgentInfo:
         """Start a stopped or failed agent again, under its name, in its workspace.
 
         The agent gets ``--resume``: a failed run goes back to the phase it failed in
         with a fresh chance (the agent applies the rule; the daemon never writes its
-        state). ``credentials`` reach the agent through its secrets pipe.
+        state). ``credentials`` and ``telemetry`` reach the agent through its secrets pipe.
 
         Raises:
             DaemonError: the agent runs, is done, its workspace is gone, or the spawn failed.
@@ -244,8 +253,9 @@ class Supervisor:
             if not record.workspace.is_dir():
                 raise DaemonError(f"{record.name}'s workspace {record.workspace} no longer exists")
             argv = [*self._agent_command(record.workspace), "--resume"]
+            piped = {**(credentials or {}), **(telemetry or {})}
             child, log_file = self._launch(
-                record.name, record.workspace, record.spec.project_dir, argv, credentials or {}
+                record.name, record.workspace, record.spec.project_dir, argv, piped
             )
             resumed = record.model_copy(
                 update={
@@ -371,10 +381,14 @@ class Supervisor:
         """Start an agent detached; its secrets go through a pipe, written once it runs.
 
         The pipe carries the daemon's GitLab token and ``credentials`` (the starting
-        client's); the environment carries neither, nor the daemon's Claude settings.
+        client's Claude credentials and ``OTEL_*`` settings); the environment carries
+        none of them, nor the daemon's own Claude or ``OTEL_*`` settings.
         It carries the agent's ``name``, which its webhook messages give.
         """
-        env = {**without_credentials(without_secrets(os.environ)), AGENT_NAME_VARIABLE: name}
+        env = {
+            **without_telemetry(without_credentials(without_secrets(os.environ))),
+            AGENT_NAME_VARIABLE: name,
+        }
         return start_with_secrets(
             lambda args, fds: spawn_detached(
                 args, cwd=cwd, log_file=log_file, env=env, pass_fds=fds

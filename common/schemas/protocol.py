@@ -25,6 +25,7 @@ from common.schemas.exit_status import ExitState
 from common.schemas.issue_slot import SlotStep
 from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
+from common.telemetry import check_telemetry
 
 #: Longest accepted frame, in bytes; longer lines are answered with an error.
 MAX_FRAME_BYTES = 1024 * 1024
@@ -50,6 +51,11 @@ class StartRequest(_Request):
     to the agent's secrets pipe only: never into a repr, a log or ``daemon_state.json``."""
     fresh: bool = False
     """Start in a new workspace next to the spec's earlier ones, which are kept."""
+    telemetry: Annotated[dict[str, str], AfterValidator(check_telemetry)] = Field(
+        default_factory=dict, repr=False
+    )
+    """The client's ``OTEL_*`` variables (:mod:`common.telemetry`): through the agent's
+    secrets pipe to the agent alone, never into its environment, a log or the registry."""
 
 
 class ResumeRequest(_Request):
@@ -61,6 +67,10 @@ class ResumeRequest(_Request):
         default_factory=dict, repr=False
     )
     """The client's Claude credentials, handed to the agent through a pipe."""
+    telemetry: Annotated[dict[str, str], AfterValidator(check_telemetry)] = Field(
+        default_factory=dict, repr=False
+    )
+    """The client's ``OTEL_*`` variables, as for a start."""
 
 
 class StopRequest(_Request):

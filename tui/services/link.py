@@ -22,6 +22,7 @@ from common.errors import HarnessError
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.protocol import AgentEvent, AgentInfo
 from common.schemas.spec import AgentSpec
+from common.telemetry import telemetry_from
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,9 @@ class DaemonLink:
         credentials = credentials_from(os.environ)
         check_credentials(spec, credentials)
         async with DaemonClient.connect() as client:
-            return await client.start(spec, credentials, fresh=fresh)
+            return await client.start(
+                spec, credentials, fresh=fresh, telemetry=telemetry_from(os.environ)
+            )
 
     async def stop(self, name: str) -> AgentInfo:
         async with DaemonClient.connect() as client:
@@ -123,7 +126,9 @@ class DaemonLink:
         """Resume ``name`` with this TUI's Claude credentials (the agent's own spec decides
         whether it needs any)."""
         async with DaemonClient.connect() as client:
-            return await client.resume(name, credentials_from(os.environ))
+            return await client.resume(
+                name, credentials_from(os.environ), telemetry_from(os.environ)
+            )
 
     async def remove(self, name: str) -> None:
         async with DaemonClient.connect() as client:

@@ -1,0 +1,108 @@
+"""Where the agent's spans go: nowhere, unless OpenTelemetry tracing was asked for.
+
+The trace (:mod:`agent.core.trace`) already records every session, tool call, gate run
+and checkpoint; a span sink turns those same events into OpenTelemetry spans, and the
+phase machine (:mod:`agent.core.runner`) adds a span per phase. One record, two views.
+
+Without ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or its traces form) in the settings the agent
+was started with, no sink is installed: the OpenTelemetry SDK is never imported, and
+each hook below is one comparison with ``None``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Protocol
+
+from common.schemas.spend import Spend
+from common.schemas.trace import TraceEvent
+from common.telemetry import traces_wanted
+
+
+class SpanSink(Protocol):
+    """Receives what the agent does, as it happens."""
+
+    def event(self, event: TraceEvent) -> None:
+        """A trace event, its session number filled in."""
+
+    def checkpoint_issue(self, checkpoint_id: str, issue: int | None) -> None:
+        """The issue a checkpoint about to open is about (``None``: the run as a whole)."""
+
+    def phase_started(self, phase: str, issues: list[int]) -> None:
+        """A phase handler starts, with the issues in progress."""
+
+    def phase_ended(self, phase: str, error: str | None) -> None:
+        """It ended (``error``: what stopped it)."""
+
+    def run_ended(self, outcome: str, spend: Spend) -> None:
+        """The agent's run ended, with the run's whole spend."""
+
+    def close(self) -> None:
+        """Export what is left and stop."""
+
+
+_sink: SpanSink | None = None
+
+
+def event(traced: TraceEvent) -> None:
+    """Hand a trace event to the sink, if there is one."""
+    if _sink is not None:
+        _sink.event(traced)
+
+
+def checkpoint_issue(checkpoint_id: str, issue: int | None) -> None:
+    if _sink is not None:
+        _sink.checkpoint_issue(checkpoint_id, issue)
+
+
+@contextlib.contextmanager
+def phase(name: str, issues: list[int]) -> Iterator[None]:
+    """A span around one phase handler's run."""
+    sink = _sink
+    if sink is None:
+        yield
+        return
+    sink.phase_started(name, issues)
+    try:
+        yield
+    except BaseException as e:
+        sink.phase_ended(name, str(e) or type(e).__name__)
+        raise
+    sink.phase_ended(name, None)
+
+
+def run_ended(outcome: str, spend: Spend) -> None:
+    if _sink is not None:
+        _sink.run_ended(outcome, spend)
+
+
+@contextlib.contextmanager
+def exporting(
+    settings: Mapping[str, str], agent: str, log: Callable[[str], None]
+) -> Iterator[None]:
+    """Spans of this block exported over OTLP/HTTP when ``settings`` ask for it.
+
+    The SDK is imported here and only then; what is left is flushed when the block ends.
+    An exporter that cannot be set up (a bad variable) is logged and the run goes on
+    untraced: tracing is for operators, never a reason to stop an agent.
+    """
+    global _sink
+    if not traces_wanted(settings):
+        yield
+        return
+    from agent.core.otel_spans import OtelSpans
+
+    try:
+        sink = OtelSpans(settings, agent)
+    except Exception as e:  # the SDK's own validation: one line, no traceback
+        log(f"OpenTelemetry tracing is off: {e}")
+        yield
+        return
+    log(f"OpenTelemetry: spans exported to {sink.endpoint}")
+    _sink = sink
+    try:
+        yield
+    finally:
+        _sink = None
+        sink.close()
