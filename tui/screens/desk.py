@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 from textual.timer import Timer
@@ -37,16 +38,12 @@ from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
 from tui import labels
-from tui.modals.checkpoint_dialog import (
-    CheckpointDialog,
-    Decided,
-    DialogOutcome,
-    SetAside,
-    Superseded,
-)
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE, PendingBook, Waiting
 from tui.services.reminders import next_reminder_at, reminder_text, reminders_due
+
+if TYPE_CHECKING:  # the dialog's module (Markdown, the review modals) loads when one opens
+    from tui.modals.checkpoint_dialog import CheckpointDialog, DialogOutcome
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +188,8 @@ class CheckpointDesk:
         return f"{agent} · {info.spec_file.name}" if info is not None else agent
 
     def _open(self, item: Waiting, *, grace_s: float = 0.0) -> None:
+        from tui.modals.checkpoint_dialog import CheckpointDialog
+
         self.dialog = CheckpointDialog(
             item,
             subtitle=self.subtitle(item.agent),
@@ -200,6 +199,8 @@ class CheckpointDesk:
         self.screen.app.push_screen(self.dialog, self._closed)
 
     def _closed(self, outcome: DialogOutcome | None) -> None:
+        from tui.modals.checkpoint_dialog import Decided, SetAside, Superseded
+
         dialog, self.dialog = self.dialog, None
         assert dialog is not None, "only the open dialog reports back"
         match outcome:
