@@ -145,6 +145,18 @@ def test_pip_install_then_the_demo_runs_from_the_install(scratch: Path) -> None:
         f"in all {finished - started:.1f} s"
     )
 
+    # An eval case from the installed suite: its files are package data too, and its agent
+    # (``python -m agent.cli``, no daemon) imports the harness from the install alone.
+    evaluated = run(
+        [harness, "eval", "--embedded-only", "--case", "py-fizzbuzz", "--work", "work"],
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+    finished_eval = time.monotonic()
+    print(f"eval of one case {finished_eval - finished:.1f} s")
+    assert evaluated.stdout.startswith("pass rate 1/1 (100%)"), evaluated.stdout
+
     assert "agent_1: done — done" in done.stdout, done.stdout
     assert "issues: 3 of 3 closed" in done.stdout, done.stdout
     assert re.search(r"^tests on the branch: \d+ passed in", done.stdout, re.M), done.stdout
