@@ -43,17 +43,6 @@ def sdk_config(server: McpServer) -> McpServerConfig:
     return http
 
 
-def described(server: McpServer) -> str:
-    """One line for the person (project_verification) and the log: what runs, for whom,
-    and what it may reach. Names only what the entry says; the command's text is the
-    repository's, shown as it is written."""
-    what = f"runs `{' '.join(server.command)}` in the sandbox" if server.command else None
-    what = what or f"is reached at {server.url}"
-    hosts = ", ".join(server.hosts) or "no host"
-    kinds = ", ".join(server.sessions)
-    return f"MCP server {server.name} {what}, for {kinds} sessions; it may reach {hosts}"
-
-
 def failed_servers(init_servers: Iterable[object]) -> list[str]:
     """``name (status)`` of each server the CLI's ``init`` message says is not connected
     (pure): its tools are missing from the session, which goes on without them."""

@@ -31,6 +31,8 @@ import claude_agent_sdk
 
 from agent.sandbox.bridge import UnixBridge
 from agent.sandbox.cli_copy import execute_only_cli
+from agent.sandbox.host_access import SOCKET_NAME, proxy_port, with_hosts
+from agent.sandbox.host_proxy import HostProxy
 from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces, why_denied
@@ -72,6 +74,11 @@ class SessionSandbox:
     slot_read_only: tuple[Path, ...] = ()
     """The project's own folders a slot's sandbox shows read-only beside its worktree:
     the project's environment (its ``.venv``, which git ignores, so no worktree has it)."""
+    hosts: HostProxy | None = None
+    """The filtering proxy, the one way to the hosts of ``sandbox_hosts`` (``None``: the
+    sandbox shares the host's network)."""
+    hosts_forward: Forward | None = None
+    """The proxy's forward into the sandbox, in the plan while some host is allowed."""
 
     def in_work_tree(self, work_tree: Path | None) -> SandboxPlan:
         """The plan for sessions and gates in ``work_tree`` (``None`` or the project's:
@@ -105,7 +112,8 @@ class SessionSandbox:
         """
         plan = self.in_work_tree(work_tree)
         # Nor the browser's output folder: only a session's browser writes there.
-        return bwrap_argv(replace(plan, forwards=(), writable=()), self.bwrap, command)
+        gate = replace(plan, forwards=self._gate_forwards(), writable=())
+        return bwrap_argv(gate, self.bwrap, command)
 
     def own_entrance(self, work_tree: Path | None = None) -> OwnEntrance:
         """A fresh socket path for one session's own model entrance, and a CLI wrapper
@@ -123,7 +131,8 @@ class SessionSandbox:
             SandboxError: the sandbox shares the host's network, where every session
                 reaches every port (``"sandbox_network": true``).
         """
-        if self.plan.network or not self.plan.forwards:
+        entrances = [f for f in self.plan.forwards if f != self.hosts_forward]
+        if self.plan.network or not entrances:
             raise SandboxError(
                 "a session's own model entrance needs a sandbox without the host's network: "
                 'with "sandbox_network": true every session reaches every other\'s'
@@ -132,7 +141,8 @@ class SessionSandbox:
         private = self.cli_path.parent
         socket = private / f"model-{self._entrances}.sock"
         bound = self.in_work_tree(work_tree)
-        plan = replace(bound, forwards=(Forward(self.plan.forwards[0].port, socket),))
+        model = Forward(entrances[0].port, socket)
+        plan = replace(bound, forwards=(model, *self._gate_forwards()))
         wrapper = private / f"claude-{self._entrances}"
         write_wrapper(wrapper, bwrap_argv(plan, self.bwrap, [str(plan.cli)]))
         return OwnEntrance(socket, wrapper, plan)
@@ -165,6 +175,28 @@ class SessionSandbox:
             writable=(*self.plan.writable, writable),
         )
         write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
+
+    def allow_hosts(self, entries: tuple[str, ...]) -> None:
+        """From the next session and test gate on, the sandbox reaches exactly ``entries``
+        (``host:port``) through the filtering proxy; none: the proxy's forward and
+        variables are left out. Approved at project_verification (or in the spec).
+
+        Raises:
+            SandboxError: the sandbox shares the host's network: nothing to filter.
+        """
+        if self.hosts is None or self.hosts_forward is None:
+            raise SandboxError(
+                'sandbox_hosts needs the sandbox without the host network ("sandbox_network")'
+            )
+        self.hosts.allow(entries)
+        self.plan = with_hosts(self.plan, self.hosts_forward, allowed=bool(entries))
+        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
+        shown = ", ".join(self.hosts.allowlist.entries()) or "none"
+        self.log(f"sandbox: hosts reachable through the filtering proxy: {shown}")
+
+    def _gate_forwards(self) -> tuple[Forward, ...]:
+        """The forwards a test gate keeps: the proxy's (when in the plan), never the model's."""
+        return tuple(f for f in self.plan.forwards if f == self.hosts_forward)
 
     def use_layout(self, layout: SandboxLayout) -> None:
         """Show ``layout``'s folders (checked again) from the next session and test gate on:
@@ -267,6 +299,12 @@ async def session_sandbox(
                 await stack.enter_async_context(UnixBridge(socket_path, "127.0.0.1", parts.port))
                 forwards = (Forward(parts.port, socket_path),)
                 env[_BASE_URL] = inside_url(base_url, parts.port)
+            hosts: HostProxy | None = None
+            hosts_forward: Forward | None = None
+            if not network:  # the one way out to the hosts of sandbox_hosts, none at first
+                hosts = await stack.enter_async_context(HostProxy(private / SOCKET_NAME, log))
+                port = proxy_port({forward.port for forward in forwards})
+                hosts_forward = Forward(port, hosts.path)
             plan = SandboxPlan(
                 project_dir=project_dir,
                 scratch_home=home,
@@ -285,7 +323,9 @@ async def session_sandbox(
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
-            yield SessionSandbox(wrapper, env, plan, bwrap, places, log)
+            yield SessionSandbox(
+                wrapper, env, plan, bwrap, places, log, hosts=hosts, hosts_forward=hosts_forward
+            )
     finally:
         shutil.rmtree(private, ignore_errors=True)
 

@@ -7,7 +7,7 @@ default) refuses to start with one line instead of quietly running without it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,9 @@ class SessionLaunch:
     """Compares the recorded layout with the project now (``None``: unsandboxed)."""
     sandbox: SessionSandbox | None = None
     """The sandbox itself: it binds each session's own entrance (``None``: unsandboxed)."""
+    allow_hosts: Callable[[tuple[str, ...]], None] | None = None
+    """Sets the ``host:port`` pairs the filtering proxy lets the sandbox reach (``None``:
+    unsandboxed or on the host's network, where there is nothing to filter)."""
 
 
 def check_sandbox(spec: AgentSpec) -> Path | None:
@@ -89,4 +92,5 @@ async def session_launch(
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
         keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout, log)
-        yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper, box)
+        hosts = None if spec.sandbox_network else box.allow_hosts
+        yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper, box, hosts)

@@ -94,6 +94,18 @@ class McpServer(StrictModel):
         """``mcp__<name>__``: every tool of this server starts with it."""
         return f"mcp__{self.name}__"
 
+    def summary(self) -> str:
+        """One line for the person (project_verification) and the log: what runs, for
+        whom, and what it may reach, as the entry says it (a repository's entry is its
+        text: shown escaped where it is shown)."""
+        if self.command is not None:
+            what = f"runs `{' '.join(self.command)}` in the sandbox"
+        else:
+            what = f"is reached at {self.url}"
+        hosts = ", ".join(self.hosts) or "no host"
+        kinds = ", ".join(self.sessions)
+        return f"MCP server {self.name} {what}, for {kinds} sessions; it may reach {hosts}"
+
 
 def unique_names(servers: list[McpServer]) -> list[McpServer]:
     """``servers`` when no two share a name.

@@ -18,6 +18,7 @@ from agent.control import answer
 from agent.core.orchestrator import Run
 from common.schemas.auto_accept import parse_rules
 from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
+from common.schemas.mcp_server import McpServer
 from common.schemas.outbound import FlaggedFile
 from common.workspace import checkpoints
 from common.workspace.decisions import waits_for_person
@@ -36,6 +37,18 @@ def sandbox_plan_changed(checkpoint_id: str = "pv-2") -> Checkpoint:
     assert isinstance(found, ProjectVerificationCheckpoint)
     changes = ["+ read-only /opt/elsewhere"]
     context = found.context.model_copy(update={"warnings": changes, "sandbox_changes": changes})
+    return found.model_copy(update={"context": context})
+
+
+def repository_widens_the_sandbox(checkpoint_id: str = "pv-3") -> Checkpoint:
+    """project_verification of a repository whose ``.harness.json`` asks for a host and an
+    MCP server (a file the model could have written in an earlier run)."""
+    found = samples.project_verification(checkpoint_id)
+    assert isinstance(found, ProjectVerificationCheckpoint)
+    server = McpServer(name="notes", command=["python3", "notes.py"], hosts=("pypi.org:443",))
+    context = found.context.model_copy(
+        update={"sandbox_hosts": ["files.pythonhosted.org:443"], "mcp_servers": [server]}
+    )
     return found.model_copy(update={"context": context})
 
 
@@ -111,6 +124,7 @@ async def test_a_type_the_rules_ask_waits_for_a_person(
         (samples.regression, "a regression: 1 test(s) that passed before fail now", "defer"),
         (samples.budget, "a budget reached: cost: $1.2500 of $1.0000", "stop"),
         (sandbox_plan_changed, "a changed sandbox plan", None),
+        (repository_widens_the_sandbox, ".harness.json asks for hosts the sandbox", None),
         (flagged_closure, "flagged: .gitlab-ci.yml", "approve=*"),
     ],
 )
@@ -146,3 +160,12 @@ async def test_some_checkpoints_always_ask_whatever_the_rules_say(
 )
 def test_the_routine_checkpoints_may_be_answered_by_a_rule(sample: Sample) -> None:
     assert waits_for_person(sample("x")) == []
+
+
+def test_what_the_repository_asks_of_the_sandbox_is_shown_to_the_person() -> None:
+    shown = render_checkpoint(repository_widens_the_sandbox())
+    assert (
+        ".harness.json:  MCP server notes runs `python3 notes.py` in the sandbox, for coding "
+        "sessions; it may reach pypi.org:443"
+    ) in shown
+    assert ".harness.json:  the sandbox may reach files.pythonhosted.org:443" in shown

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.core.hooks import ToolPolicy
-from agent.core.mcp_servers import described, failed_servers, sdk_config
+from agent.core.mcp_servers import failed_servers, sdk_config
 from agent.core.network_access import allowed_hosts, url_host
 from agent.core.toolset import check_offered, surface_for, unexpected_tools, with_servers
 from agent.core.trace_session import kind_of
@@ -86,11 +86,11 @@ def test_the_cli_gets_a_stdio_server_as_argv_and_env_and_a_url_as_http() -> None
 
 
 def test_a_server_is_described_in_one_line_for_the_person() -> None:
-    assert described(NOTES) == (
+    assert NOTES.summary() == (
         "MCP server notes runs `python3 notes.py` in the sandbox, for coding sessions; "
         "it may reach no host"
     )
-    assert described(DOCS) == (
+    assert DOCS.summary() == (
         "MCP server docs is reached at https://docs.example/mcp, for enrichment, coding "
         "sessions; it may reach cdn.example:443"
     )

@@ -87,15 +87,16 @@ async def test_each_session_reaches_the_endpoint_by_its_own_socket_alone(tmp_pat
                 assert {one.cli_path, two.cli_path}.isdisjoint({sandbox.cli_path, None})
                 private = sandbox.cli_path.parent
                 outside = sorted(str(path) for path in private.glob("*.sock"))
-                assert len(outside) == 3  # the shared bridge's and the two own ones
+                # The shared bridge's, the two own ones and the host proxy's (no host allowed).
+                assert len(outside) == 4
                 assert one.cli_path is not None and two.cli_path is not None
                 others = [*outside, str(INSIDE_DIR / "model-2.sock")]
                 seen_one = await run_in(one.cli_path, project, port, *others)
                 others[-1] = str(INSIDE_DIR / "model-1.sock")
                 seen_two = await run_in(two.cli_path, project, port, *others)
             assert not one.cli_path.exists() and not (private / "model-1.sock").exists()
-    assert seen_one == ["200", "model-1.sock relay.py", *["unreachable"] * 4]
-    assert seen_two == ["200", "model-2.sock relay.py", *["unreachable"] * 4]
+    assert seen_one == ["200", "model-1.sock relay.py", *["unreachable"] * 5]
+    assert seen_two == ["200", "model-2.sock relay.py", *["unreachable"] * 5]
     assert first is not None and second is not None
     assert (first.requests, second.requests) == (1, 1) and counted == []
 

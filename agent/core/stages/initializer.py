@@ -15,7 +15,6 @@ from agent.core import (
     spec_sections,
 )
 from agent.core.gates import classify_baseline
-from agent.core.mcp_servers import described
 from agent.core.orchestrator import Run
 from agent.core.research import sources_note
 from agent.core.scope_change import scope_changes, scope_diff
@@ -183,8 +182,8 @@ def _network_lines(run: Run, repo_hosts: list[str], repo_servers: list[McpServer
     """What the sandbox will reach and which MCP servers the sessions get, for the person:
     the spec's and, marked, the repository's (approved here or never used)."""
     spec = run.spec
-    lines = [described(server) for server in spec.mcp_servers]
-    lines += [f"{described(server)} (from {SETTINGS_FILE})" for server in repo_servers]
+    lines = [server.summary() for server in spec.mcp_servers]
+    lines += [f"{server.summary()} (from {SETTINGS_FILE})" for server in repo_servers]
     if spec.sandbox_hosts:
         lines.append(f"the sandbox may reach {', '.join(spec.sandbox_hosts)} (spec)")
     if repo_hosts:

@@ -6,6 +6,7 @@ A plain approve or reject (a reject stops the run; its reason is only logged).
 from __future__ import annotations
 
 from common.schemas.checkpoint import CheckpointType, ProjectVerificationCheckpoint
+from common.schemas.quality import SETTINGS_FILE
 from common.workspace.kinds.base import KindRules
 from common.workspace.kinds.lines import one
 
@@ -15,9 +16,17 @@ class ProjectVerificationKind(KindRules[ProjectVerificationCheckpoint]):
     reason_use = "why the run stops: logged, the model never reads it"
 
     def _waits_for_person(self, checkpoint: ProjectVerificationCheckpoint) -> list[str]:
-        if not checkpoint.context.sandbox_changes:
-            return []
-        return ["a changed sandbox plan: the project's venv asks for other folders"]
+        context = checkpoint.context
+        reasons: list[str] = []
+        if context.sandbox_changes:
+            reasons.append("a changed sandbox plan: the project's venv asks for other folders")
+        # A repository file the model can write must not widen the sandbox unseen.
+        if context.sandbox_hosts or context.mcp_servers:
+            reasons.append(
+                f"{SETTINGS_FILE} asks for hosts the sandbox may reach or MCP servers "
+                "for the sessions"
+            )
+        return reasons
 
     def _context_lines(self, checkpoint: ProjectVerificationCheckpoint) -> list[str]:
         c = checkpoint.context
@@ -34,6 +43,9 @@ class ProjectVerificationKind(KindRules[ProjectVerificationCheckpoint]):
         for name, run in c.quality_checks.items():
             verdict = "passes" if run.passed else f"fails ({one(run.summary)})"
             out.append(f"Check {one(name)}: `{one(run.command)}` {verdict}")
+        out += [f"{SETTINGS_FILE}:  {one(server.summary())}" for server in c.mcp_servers]
+        if c.sandbox_hosts:
+            out.append(f"{SETTINGS_FILE}:  the sandbox may reach {one(', '.join(c.sandbox_hosts))}")
         out += [f"Warning: {one(w)}" for w in c.warnings]
         return out
 

@@ -1,0 +1,239 @@
+"""Outside the sandbox: the filtering HTTP proxy that is the sandbox's one way out.
+
+Why: the sandbox has a network namespace of its own; without ``sandbox_network`` its
+only routes are the forwards the relay serves on its loopback. A project whose tests
+need a package registry, or an MCP server that calls its service, needs a few hosts,
+not the whole network. So the agent serves this proxy on a Unix socket in its private
+folder, forwarded into the sandbox at a loopback port like the model entrance, and the
+sessions and test gates get ``HTTPS_PROXY``/``HTTP_PROXY`` pointing at it.
+
+It speaks just enough HTTP to pick the destination: ``CONNECT host:port`` (https and
+any TLS or TCP client that uses a proxy), or an absolute-URI request
+(``GET http://host:port/path``) for plain http. The destination is checked against
+the allowlist by the name asked for, resolved here (outside), checked again by address
+(:mod:`agent.sandbox.allowlist`), and connected; from then on bytes are copied, never
+read. Everything else gets ``403`` with one line, and a ``[sandbox] refused`` line in
+the agent's log, counted in :attr:`HostProxy.refused`.
+
+What it is not: a filter of content. A listed host gets whatever the session sends it
+(the model's code, the project's files): listing a host trusts it with that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import urlsplit
+
+from agent.sandbox.allowlist import HostAllowlist
+from common.schemas.sandbox_hosts import split_host_port
+
+_CHUNK = 65536
+HEAD_LIMIT = 64 * 1024
+"""The most a request's line and headers may take."""
+HEAD_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 15.0
+REFUSED_PREFIX = "[sandbox] refused"
+"""Starts every refusal's log line (``[sandbox] refused CONNECT host:port: reason``)."""
+FAILED_PREFIX = "[sandbox] proxy could not carry"
+"""Starts the log line of a request that was malformed or whose listed host failed."""
+_HOP_HEADERS = (b"proxy-connection:", b"proxy-authorization:")
+
+
+class Refused(Exception):
+    """A request the proxy will not carry: its status and its one line."""
+
+    def __init__(self, status: int, target: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.target = target
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where one request goes, and what to send there first."""
+
+    host: str
+    port: int
+    tunnel: bool
+    """``CONNECT``: answer 200 and copy; otherwise the rewritten head is sent on."""
+    head: bytes = b""
+
+
+def parse_head(head: bytes) -> tuple[str, Destination]:
+    """The method and destination of a proxy request's head (pure).
+
+    Raises:
+        Refused: not a proxy request this proxy carries (status 400).
+    """
+    line, _, rest = head.partition(b"\r\n")
+    parts = line.decode("latin-1").split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        raise Refused(400, "?", "not an HTTP request line")
+    method, target, version = parts
+    if method == "CONNECT":
+        try:
+            host, port = split_host_port(target)
+        except ValueError as e:
+            raise Refused(400, target, str(e)) from None
+        return method, Destination(host, port, tunnel=True)
+    url = urlsplit(target)
+    if url.scheme != "http" or not url.hostname:
+        why = "use CONNECT for https" if url.scheme == "https" else "not an absolute http URL"
+        raise Refused(400, target, why)
+    try:
+        port = url.port or 80
+    except ValueError:
+        raise Refused(400, target, "the URL's port is not a number") from None
+    path = url.path or "/"
+    if url.query:
+        path += "?" + url.query
+    kept = [h for h in rest.split(b"\r\n") if not h.lower().startswith(_HOP_HEADERS)]
+    rewritten = f"{method} {path} {version}\r\n".encode("latin-1") + b"\r\n".join(kept)
+    return method, Destination(url.hostname, port, tunnel=False, head=rewritten)
+
+
+def _shown(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class HostProxy:
+    """``async with HostProxy(path, log):`` serves ``path`` until exit; :meth:`allow`
+    sets the allowlist (empty at first: everything refused)."""
+
+    def __init__(self, path: Path, log: Callable[[str], None]) -> None:
+        self.path = path
+        self.log = log
+        self.allowlist = HostAllowlist()
+        self.refused = 0
+        """Requests the allowlist refused since start (for the operator and the metrics)."""
+        self.carried = 0
+        """Connections made to a listed host since start."""
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def allow(self, entries: Iterable[str]) -> None:
+        """From now on, exactly ``entries`` (``host:port``) may be reached."""
+        self.allowlist = HostAllowlist.of(entries)
+
+    async def __aenter__(self) -> HostProxy:
+        self._server = await asyncio.start_unix_server(
+            self._serve, path=str(self.path), limit=HEAD_LIMIT
+        )
+        self.path.chmod(0o600)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks))
+        if self._server is not None:
+            await self._server.wait_closed()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            await self._carry(reader, writer)
+        except Refused as refusal:
+            self._refuse(writer, refusal)
+        except (ConnectionError, OSError, asyncio.IncompleteReadError):
+            pass  # the client went away: nothing to answer
+        finally:
+            writer.close()
+            self._tasks.discard(task)
+
+    async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            async with asyncio.timeout(HEAD_TIMEOUT_S):
+                head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            raise Refused(431, "?", f"request head over {HEAD_LIMIT} bytes") from None
+        except TimeoutError:
+            raise Refused(408, "?", f"no request head in {HEAD_TIMEOUT_S:g} s") from None
+        method, where = parse_head(head)
+        target = f"{method} {_shown(where.host, where.port)}"
+        reason = self.allowlist.refusal(where.host, where.port)
+        if reason is not None:
+            raise Refused(403, target, reason)
+        up_reader, up_writer = await self._connect(where, target)
+        self.carried += 1
+        try:
+            if where.tunnel:
+                writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                await writer.drain()
+            else:
+                up_writer.write(where.head)
+            await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
+        finally:
+            up_writer.close()
+
+    async def _connect(
+        self, where: Destination, target: str
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """Resolve here, outside, check every address, connect to a checked one."""
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(where.host, where.port, type=socket.SOCK_STREAM)
+        except OSError as e:
+            raise Refused(502, target, f"cannot resolve {where.host}: {e}") from None
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        for address in addresses:
+            reason = self.allowlist.address_refusal(where.host, address)
+            if reason is not None:
+                raise Refused(403, target, reason)
+        errors: list[str] = []
+        for address in addresses:
+            try:
+                async with asyncio.timeout(CONNECT_TIMEOUT_S):
+                    return await asyncio.open_connection(address, where.port)
+            except (OSError, TimeoutError) as e:
+                errors.append(f"{address}: {e or type(e).__name__}")
+        raise Refused(502, target, f"cannot connect ({'; '.join(errors) or 'no address'})")
+
+    def _refuse(self, writer: asyncio.StreamWriter, refusal: Refused) -> None:
+        line = f"sandbox proxy: {refusal.target}: {refusal.reason}"
+        if refusal.status == 403:  # the allowlist said no: a sandbox refusal
+            self.refused += 1
+            self.log(f"{REFUSED_PREFIX} {refusal.target}: {refusal.reason}")
+        else:  # malformed, or the listed host could not be reached
+            self.log(f"{FAILED_PREFIX} {refusal.target}: {refusal.reason}")
+        body = (line + "\n").encode()
+        status = {400: "Bad Request", 403: "Forbidden", 408: "Request Timeout"}.get(
+            refusal.status, "Bad Gateway" if refusal.status == 502 else "Refused"
+        )
+        with contextlib.suppress(ConnectionError, OSError):
+            writer.write(
+                f"HTTP/1.1 {refusal.status} {status}\r\nContent-Type: text/plain\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                + body
+            )
+
+
+async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copy until the end of ``reader``, then half-close ``writer``."""
+    try:
+        while data := await reader.read(_CHUNK):
+            writer.write(data)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except (ConnectionError, OSError):
+        writer.close()
