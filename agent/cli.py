@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.core import network_access, phases
+from agent.core import network_access, phases, spans
 from agent.core.browser.launch import browser_servers, prepare_browser
 from agent.core.endpoint_meter import EndpointMeter
 from agent.core.hooks import PolicySetup
@@ -67,6 +67,7 @@ from common.paths import AGENT_NAME_VARIABLE, WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec
+from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 from common.secrets import (
     HIDDEN_VARIABLES,
@@ -74,6 +75,7 @@ from common.secrets import (
     collect_secrets,
     reexec_without_secrets,
 )
+from common.telemetry import take_telemetry, telemetry_in, without_telemetry
 from common.workspace.setup import load_info
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
@@ -213,6 +215,7 @@ async def run_agent(
     worktrees: Path | None = None,
     web_link_file: Path | None = None,
     research: ResearchConfig | None = None,
+    telemetry: Mapping[str, str] | None = None,
 ) -> tuple[Outcome, str]:
     """Load the workspace and run the phase machine.
 
@@ -222,7 +225,9 @@ async def run_agent(
     :func:`agent.core.phases.resume_after_failure`). ``decision_key`` is the key read
     at start (default: read now from ``HARNESS_HOME``); ``places`` the sandbox's deny
     list, taken at start too (default: from the environment now); ``web_link_file``
-    where ``harness web`` records its link, named at start too (``None``: no link).
+    where ``harness web`` records its link, named at start too (``None``: no link);
+    ``telemetry`` the ``OTEL_*`` settings of whoever started the agent (spans are exported
+    when they name an endpoint; :mod:`agent.core.spans`).
     """
     secrets = secrets or {}
     key = decision_key if decision_key is not None else decision_mac.load_key()
@@ -263,15 +268,19 @@ async def run_agent(
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
     secret_values += research.secrets() if research else []  # the trace redacts it too
+    agent_name = os.environ.get(AGENT_NAME_VARIABLE) or files.root.name
     webhook = agent_webhook(
         info.spec.notify,
         state.notify,
         os.environ,
         log,
         web_link_file,
-        agent=os.environ.get(AGENT_NAME_VARIABLE) or files.root.name,
+        agent=agent_name,
     )
-    with tracing(trace_path(files), secret_values):
+    with (
+        tracing(trace_path(files), secret_values),
+        spans.exporting(telemetry or {}, agent_name, log),
+    ):
         async with announcing_end(webhook, files) as ended:
             outcome = await _run(
                 files,
@@ -290,6 +299,7 @@ async def run_agent(
                 research,
             )
             ended.outcome = outcome
+        spans.run_ended(outcome[0], _spend(files))
         return outcome
 
 
@@ -375,11 +385,13 @@ def session_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
     No Claude secrets (the proxy holds them), no research service or its key (the
     harness's research tools call it, not the model's commands), no ``HARNESS_HOME`` (the model must
-    not find the daemon's socket), and not the harness's own interpreter: the CLI,
+    not find the daemon's socket), no ``OTEL_*`` (the agent's exporter alone uses them; a
+    collector's token may be among them), and not the harness's own interpreter: the CLI,
     the model's Bash and the gates run in the project's environment.
     """
     hidden = {*CREDENTIAL_VARIABLES, *DAEMON_VARIABLES, *RESEARCH_VARIABLES}
-    return without_harness({k: v for k, v in environ.items() if k not in hidden})
+    kept = {k: v for k, v in environ.items() if k not in hidden}
+    return without_harness(without_telemetry(kept))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     log = AgentLog()
     try:
         secrets = collect_secrets(args.secrets_fds, os.environ)
+        # OTEL_*: the starting client's came by the pipe; started by hand, this environment's.
+        telemetry = {**telemetry_in(os.environ), **take_telemetry(secrets)}
         # The research services (enrichment's web_search, library_docs): the agent's alone;
         # the Context7 key came by the pipe like the GitLab token (or out of os.environ).
         research = ResearchConfig.from_environ({**os.environ, **secrets})
@@ -426,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
             worktrees=worktrees,
             web_link_file=web_link_file,
             research=research,
+            telemetry=telemetry,
         )
     )
     return _ended(files, log, outcome, reason)
@@ -441,6 +456,15 @@ def _ended(files: WorkspaceFiles, log: AgentLog, outcome: Outcome, reason: str) 
             AgentExit(pid=os.getpid(), outcome=outcome, exit_code=code, reason=reason),
         )
     return code
+
+
+def _spend(files: WorkspaceFiles) -> Spend:
+    """The run's spend as the state last recorded it (for the run's span)."""
+    try:
+        state = read_model_or_none(files.state, AgentState)
+    except HarnessError:
+        return Spend()
+    return state.spend if state is not None else Spend()
 
 
 def _told(files: WorkspaceFiles, reason: str) -> bool:
@@ -463,6 +487,7 @@ async def _supervised(
     worktrees: Path | None = None,
     web_link_file: Path | None = None,
     research: ResearchConfig | None = None,
+    telemetry: Mapping[str, str] | None = None,
 ) -> tuple[Outcome, str]:
     """Run the agent; SIGTERM or SIGINT end it as "stopped" (the state stays resumable)."""
     task = asyncio.current_task()
@@ -481,6 +506,7 @@ async def _supervised(
             worktrees=worktrees,
             web_link_file=web_link_file,
             research=research,
+            telemetry=telemetry,
         )
     except asyncio.CancelledError:
         return "stopped", "stopped by signal"
