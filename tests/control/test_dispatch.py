@@ -1,0 +1,53 @@
+"""``harness``'s table of commands: each names a coroutine function that imports, and
+``harness web`` hands over to the TUI's server program with the same arguments."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+
+import pytest
+
+from agent.control.main import load_command
+from agent.control.parser import build_parser
+from agent.control.web_command import web_argv
+
+
+def command_targets() -> dict[str, str]:
+    [sub] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: child.get_default("command") for name, child in sub.choices.items()}
+
+
+def test_every_command_is_named_by_module_and_function() -> None:
+    targets = command_targets()
+    assert {"list", "status", "approve", "web", "eval", "replay", "daemon"} <= set(targets)
+    for name, target in targets.items():
+        module, _, function = target.partition(":")
+        assert module.startswith("agent.control.") and function, f"{name}: {target}"
+
+
+@pytest.mark.parametrize(("name", "target"), sorted(command_targets().items()))
+def test_each_command_loads_as_a_coroutine_function(name: str, target: str) -> None:
+    assert inspect.iscoroutinefunction(load_command(target)), name
+
+
+def test_harness_web_runs_the_tui_web_server_with_its_arguments() -> None:
+    args = build_parser().parse_args(["web", "--port", "0", "--public-url", "http://x:1/"])
+    assert web_argv(args) == [
+        sys.executable,
+        "-m",
+        "tui.web",
+        "--host",
+        "localhost",
+        "--port",
+        "0",
+        "--public-url",
+        "http://x:1/",
+    ]
+    assert web_argv(build_parser().parse_args(["web"]))[3:] == [
+        "--host",
+        "localhost",
+        "--port",
+        "8765",
+    ]
