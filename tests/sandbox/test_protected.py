@@ -8,6 +8,7 @@ import pytest
 
 from agent.sandbox.layout import diff
 from agent.sandbox.protected import ProtectedPlaces, why_denied
+from common.harness_code import CODE_ROOT
 from common.schemas.sandbox_layout import SandboxLayout
 
 PLACES = ProtectedPlaces(
@@ -99,6 +100,35 @@ def test_the_places_come_from_the_start_environment(tmp_path: Path) -> None:
     assert Path.home() in places.homes
     default = ProtectedPlaces.of_this_process({"HARNESS_HOME": str(tmp_path / "hh")})
     assert default.env_cache == tmp_path / "hh" / "envs"
+
+
+@pytest.mark.parametrize(
+    ("path", "denied"),
+    [
+        ("/srv/hv/lib/python3.11/site-packages/agent/assets", True),  # the demo's playbook
+        ("/srv/hv/lib/python3.11/site-packages/claude_agent_sdk/_bundled", True),
+        ("/srv/hv/lib/python3.11/site-packages", True),
+        ("/srv/hv", True),  # the install's venv holds its code
+        ("/srv/hv/bin", False),  # its interpreter links and entry points, no code of ours
+    ],
+)
+def test_an_installed_harness_is_hidden_like_a_checkout(path: str, denied: bool) -> None:
+    """From ``pip install`` the harness's code is the site-packages it went into."""
+    installed = ProtectedPlaces(
+        harness_home=Path("/h/hh"),
+        socket=Path("/h/hh/daemon.sock"),
+        env_cache=Path("/h/hh/envs"),
+        homes=(Path("/home/u"),),
+        temp=Path("/tmp"),
+        checkout=Path("/srv/hv/lib/python3.11/site-packages"),
+    )
+    found = why_denied(Path(path), installed)
+    assert (found is not None and "own code, its checkout or install" in found) == denied
+
+
+def test_the_code_protected_by_default_is_this_harness_s_own() -> None:
+    assert ProtectedPlaces.of_this_process({}).checkout == CODE_ROOT
+    assert (CODE_ROOT / "agent" / "sandbox" / "protected.py").is_file()
 
 
 RECORDED = SandboxLayout(
