@@ -12,20 +12,14 @@ import os
 import sys
 
 from agent.control import follow
+from agent.control.agent_info import agent_info
 from agent.control.agent_lines import LIST_HEADER, one_line, refused_line
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.credentials import credentials_from
 from common.schemas.auto_accept import parse_rules
 from common.schemas.daemon_state import AgentStatus
-from common.schemas.protocol import AgentInfo
 from common.telemetry import telemetry_from
-
-
-async def agent_info(name: str) -> AgentInfo:
-    """The daemon's view of agent ``name``."""
-    async with DaemonClient.connect() as client:
-        return await client.status(name)
 
 
 async def cmd_list(_args: argparse.Namespace) -> int:

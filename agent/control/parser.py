@@ -187,7 +187,7 @@ def _checkpoint_commands(add: Add) -> None:
         help="add the unified diff (issue_closure, enrichment_scope…), escaped",
     )
     shown.add_argument("--json", action="store_true", help="the checkpoint as JSON")
-    approve = add("approve", "checkpoint_commands:cmd_approve", "approve the waiting checkpoint")
+    approve = add("approve", "answer_commands:cmd_approve", "approve the waiting checkpoint")
     approve.add_argument("agent")
     approve.add_argument(
         "--choice",
@@ -197,7 +197,7 @@ def _checkpoint_commands(add: Add) -> None:
     )
     approve.add_argument("--reason", help="a note recorded with the decision")
     approve.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")
-    reject = add("reject", "checkpoint_commands:cmd_reject", "reject the waiting checkpoint")
+    reject = add("reject", "answer_commands:cmd_reject", "reject the waiting checkpoint")
     reject.add_argument("agent")
     reject.add_argument("--reason", help="feedback for the next attempt")
     reject.add_argument("--checkpoint", metavar="ID", help="answer only this checkpoint")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 
-from agent.control.agent_commands import agent_info
+from agent.control.agent_info import agent_info
 from agent.control.agent_lines import exit_text, one_line, progress, status_table
 from agent.control.slot_lines import status_lines
 from agent.core import security_counts
