@@ -321,7 +321,15 @@ async def _run(
 ) -> tuple[Outcome, str]:
     async with (
         model_environment(info.spec, log, credentials, files) as access,
-        session_launch(info.spec, bwrap, access.env, log, state.sandbox_layout, places) as launch,
+        session_launch(
+            info.spec,
+            bwrap,
+            access.env,
+            log,
+            state.sandbox_layout,
+            places,
+            on_host_refusal=functools.partial(audit.record_host_refusal, files),
+        ) as launch,
     ):
         if launch.sandbox is not None:
             launch.sandbox.slot_read_only = project_env.folders_in(info.spec.project_dir)

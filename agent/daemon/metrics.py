@@ -269,7 +269,8 @@ def _sandbox(facts: list[AgentFacts]) -> Iterator[Metric]:
     refusals = CounterMetricFamily(
         "harness_sandbox_refusals",
         "Requests from inside the sandbox the agent refused, by kind (model_endpoint: "
-        "another path on the model host, or no session running).",
+        "another path on the model host, or no session running; host: a host:port not in "
+        "sandbox_hosts, refused by the filtering proxy).",
         labels=["agent", "kind"],
     )
     left_out = GaugeMetricFamily(
@@ -280,6 +281,7 @@ def _sandbox(facts: list[AgentFacts]) -> Iterator[Metric]:
     )
     for fact in facts:
         refusals.add_metric([fact.info.name, "model_endpoint"], fact.policy.endpoint_refused)
+        refusals.add_metric([fact.info.name, "host"], fact.policy.host_refused)
         left_out.add_metric([fact.info.name], fact.layout_left_out)
     yield refusals
     yield left_out

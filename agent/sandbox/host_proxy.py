@@ -107,9 +107,16 @@ class HostProxy:
     """``async with HostProxy(path, log):`` serves ``path`` until exit; :meth:`allow`
     sets the allowlist (empty at first: everything refused)."""
 
-    def __init__(self, path: Path, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        log: Callable[[str], None],
+        on_refusal: Callable[[], None] | None = None,
+    ) -> None:
         self.path = path
         self.log = log
+        self.on_refusal = on_refusal
+        """Told of each refusal (the agent counts it in the workspace's policy counts)."""
         self.allowlist = HostAllowlist()
         self.refused = 0
         """Requests the allowlist refused since start (for the operator and the metrics)."""
@@ -213,6 +220,8 @@ class HostProxy:
         if refusal.status == 403:  # the allowlist said no: a sandbox refusal
             self.refused += 1
             self.log(f"{REFUSED_PREFIX} {refusal.target}: {refusal.reason}")
+            if self.on_refusal is not None:
+                self.on_refusal()
         else:  # malformed, or the listed host could not be reached
             self.log(f"{FAILED_PREFIX} {refusal.target}: {refusal.reason}")
         body = (line + "\n").encode()

@@ -270,6 +270,7 @@ async def session_sandbox(
     layout: SandboxLayout | None = None,
     places: ProtectedPlaces | None = None,
     log: Callable[[str], None] = lambda _line: None,
+    on_host_refusal: Callable[[], None] | None = None,
 ) -> AsyncIterator[SessionSandbox]:
     """Prepare the wrapper, the scratch home and the model bridge for every session.
 
@@ -277,7 +278,8 @@ async def session_sandbox(
     host's loopback). Without ``network`` the sandbox has a network namespace of
     its own and the endpoint is reached through the bridge and the relay.
     ``layout`` is the one recorded at project_verification (``None``: no project
-    venv folders); ``places`` the deny list's (default: this process's).
+    venv folders); ``places`` the deny list's (default: this process's);
+    ``on_host_refusal`` is told of each connection the filtering proxy refuses.
     """
     places = places or ProtectedPlaces.of_this_process()
     private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))  # short: it holds a Unix socket
@@ -302,7 +304,8 @@ async def session_sandbox(
             hosts: HostProxy | None = None
             hosts_forward: Forward | None = None
             if not network:  # the one way out to the hosts of sandbox_hosts, none at first
-                hosts = await stack.enter_async_context(HostProxy(private / SOCKET_NAME, log))
+                proxy = HostProxy(private / SOCKET_NAME, log, on_host_refusal)
+                hosts = await stack.enter_async_context(proxy)
                 port = proxy_port({forward.port for forward in forwards})
                 hosts_forward = Forward(port, hosts.path)
             plan = SandboxPlan(

@@ -68,6 +68,7 @@ async def session_launch(
     log: AgentLog,
     layout: SandboxLayout | None = None,
     places: ProtectedPlaces | None = None,
+    on_host_refusal: Callable[[], None] | None = None,
 ) -> AsyncIterator[SessionLaunch]:
     """Yield the launch for every session of the run (see :func:`check_sandbox`).
 
@@ -88,6 +89,7 @@ async def session_launch(
         layout=layout,
         places=places,
         log=log,
+        on_host_refusal=on_host_refusal,
     ) as box:
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")

@@ -44,3 +44,6 @@ class PolicyCounts(StrictModel):
     """Rejected decisions or switches that did not come from a client."""
     endpoint_refused: int = 0
     """Requests the model endpoint refused: another path, or no session running."""
+    host_refused: int = 0
+    """Connections the sandbox's filtering proxy refused: a ``host:port`` not in the
+    allowlist (``sandbox_hosts``), or a listed name that resolved to this machine."""

@@ -108,6 +108,7 @@ def workspace(spec: AgentSpec, name: str) -> WorkspaceFiles:
             denied_by_class={DenialClass.COMMAND_NETWORK: 2, DenialClass.OUTSIDE_PROJECT: 1},
             forgeries=1,
             endpoint_refused=2,
+            host_refused=3,
         ),
     )
     write_model(
@@ -207,6 +208,8 @@ def test_every_family_says_what_the_workspace_files_say(
     assert value(text, "harness_tracker_faults_total", agent="agent_1", kind="rate_limited") == 0
     refusals = {"agent": "agent_1", "kind": "model_endpoint"}
     assert value(text, "harness_sandbox_refusals_total", **refusals) == 2
+    hosts = {"agent": "agent_1", "kind": "host"}
+    assert value(text, "harness_sandbox_refusals_total", **hosts) == 3
     assert value(text, "harness_sandbox_folders_left_out", agent="agent_1") == 2
     # Nothing the model wrote is a label: only agent names and fixed classes.
     assert "forged" not in text.decode() and "coding" not in text.decode()

@@ -26,6 +26,7 @@ import pytest
 
 from agent.control import answer
 from agent.control.demo import prepare_demo
+from agent.core.policy.audit import read_counts
 from agent.core.trace import trace_path
 from agent.model.playbook import DEMO_PLAYBOOK
 from common.atomic import read_model
@@ -168,3 +169,4 @@ async def test_a_repository_mcp_server_and_host_are_approved_offered_called_and_
     log = (files.logs / "e2e.log").read_text(errors="replace")  # the agent's own output
     assert "[policy] allow mcp__notes__write_note" in log
     assert f"[sandbox] refused GET {address}:{other.port}: not in the sandbox's allowlist" in log
+    assert read_counts(files).host_refused == 1  # what harness status and the metrics show

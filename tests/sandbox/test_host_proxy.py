@@ -23,9 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.policy.audit import read_counts, record_host_refusal, status_line
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.host_proxy import REFUSED_PREFIX, HostProxy
 from agent.sandbox.launcher import relay_python, session_sandbox
+from common.paths import WorkspaceFiles
 
 BWRAP = find_bwrap()
 
@@ -95,7 +97,8 @@ async def proxy() -> AsyncIterator[tuple[HostProxy, list[str]]]:
     folder = Path(tempfile.mkdtemp(prefix="h1p"))  # short: a Unix socket's path
     lines: list[str] = []
     try:
-        async with HostProxy(folder / "hosts.sock", lines.append) as running:
+        told = lambda: lines.append("(counted)")  # noqa: E731
+        async with HostProxy(folder / "hosts.sock", lines.append, told) as running:
             yield running, lines
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -159,10 +162,13 @@ async def test_everything_else_gets_403_one_line_and_a_logged_counted_refusal(
     assert lines == [
         f"{REFUSED_PREFIX} CONNECT localhost:{other.port}: not in the sandbox's allowlist "
         "(sandbox_hosts)",
+        "(counted)",
         f"{REFUSED_PREFIX} CONNECT 127.0.0.1:{listed.port}: not in the sandbox's allowlist "
         "(sandbox_hosts)",
+        "(counted)",
         f"{REFUSED_PREFIX} GET localhost:{other.port}: not in the sandbox's allowlist "
         "(sandbox_hosts)",
+        "(counted)",
     ]
 
 
@@ -179,7 +185,7 @@ async def test_a_listed_name_that_resolves_to_this_machine_is_refused(
     answer = await exchange(running, f"CONNECT {name}:{listed.port} HTTP/1.1\r\n\r\n".encode())
     assert answer.startswith(b"HTTP/1.1 403 Forbidden")
     assert listed.nonce.encode() not in answer
-    assert "resolves to 127." in lines[0]
+    assert "resolves to 127." in lines[0] and lines[1] == "(counted)"
 
 
 async def test_a_malformed_request_is_a_400_not_a_refusal(
@@ -298,3 +304,12 @@ async def test_sessions_own_entrances_and_gates_keep_the_proxy_and_only_gates_lo
         box.allow_hosts(())
         assert "HTTPS_PROXY" not in box.cli_path.read_text()
         assert "--forward 3129=" not in " ".join(box.wrap(["true"]))
+
+
+def test_a_refusal_is_counted_in_the_workspace_and_shown_by_status(tmp_path: Path) -> None:
+    files = WorkspaceFiles(tmp_path / "ws")
+    files.root.mkdir()
+    record_host_refusal(files)
+    record_host_refusal(files)
+    assert read_counts(files).host_refused == 2
+    assert status_line(read_counts(files)).endswith(", 2 sandbox connections refused")

@@ -57,6 +57,8 @@ def status_line(counts: PolicyCounts) -> str:
     )
     if counts.endpoint_refused:
         line += f", {counts.endpoint_refused} model endpoint requests refused"
+    if counts.host_refused:
+        line += f", {counts.host_refused} sandbox connections refused"
     return line
 
 
@@ -111,3 +113,8 @@ def record_endpoint_refusal(files: WorkspaceFiles, detail: str, log: Log | None 
     if log is not None:
         log(f"[policy] {detail}")
     _bump(files, "endpoint_refused")
+
+
+def record_host_refusal(files: WorkspaceFiles) -> None:
+    """Count a connection the sandbox's filtering proxy refused (the proxy logged it)."""
+    _bump(files, "host_refused")
