@@ -42,8 +42,8 @@ log = logging.getLogger(__name__)
 
 #: The trace events the metrics need, found by a plain substring before any JSON is parsed
 #: (a model request's line may be large; it is never parsed here).
-_SESSION_END = '"type":"session_end"'
-_GATE = '"type":"gate"'
+_SESSION_END = b'"type":"session_end"'
+_GATE = b'"type":"gate"'
 
 
 @dataclass(frozen=True)
@@ -152,27 +152,29 @@ def _copy(tally: TraceTally) -> TraceTally:
 def _read_on(path: Path, offset: int, tally: TraceTally) -> int:
     """Add the whole lines after ``offset`` to ``tally``; the offset after the last one.
 
-    A line still being written (no newline yet) is left for the next scrape.
+    Read a line at a time (a long run's trace holds every model answer); a line still
+    being written (no newline yet) is left for the next scrape.
     """
     with path.open("rb") as trace:
         trace.seek(offset)
-        data = trace.read()
-    end = data.rfind(b"\n") + 1
-    for raw in data[:end].split(b"\n"):
-        line = raw.decode("utf-8", errors="replace")
-        if _SESSION_END in line:
-            event = _event(line)
-            if event is not None:
-                tally.session_seconds.append(max(_number(event.get("duration_ms")), 0.0) / 1000)
-                tally.session_errors += event.get("error") is not None
-        elif _GATE in line:
-            event = _event(line)
-            if event is not None:
-                tally.gates = _counted(tally.gates, event)
-    return offset + end
+        for raw in trace:
+            if not raw.endswith(b"\n"):
+                break
+            offset += len(raw)
+            if _SESSION_END in raw:
+                event = _event(raw)
+                if event is not None:
+                    seconds = max(_number(event.get("duration_ms")), 0.0) / 1000
+                    tally.session_seconds.append(seconds)
+                    tally.session_errors += event.get("error") is not None
+            elif _GATE in raw:
+                event = _event(raw)
+                if event is not None:
+                    tally.gates = _counted(tally.gates, event)
+    return offset
 
 
-def _event(line: str) -> dict[str, Any] | None:
+def _event(line: bytes) -> dict[str, Any] | None:
     try:
         event = json.loads(line)
     except ValueError:
