@@ -4,8 +4,8 @@
 # Extra arguments go to pytest (for example: ./scripts/test.sh -m "not slow").
 #
 # As root it also prepares what some tests need: a Docker engine with a debootstrapped base
-# image (Docker Hub is out of reach) and Go for the eval's Go case. Without them those
-# tests say so and skip; everything else still runs.
+# image (Docker Hub is out of reach), Go for the eval's Go case and promtool for the metrics
+# check. Without them those tests say so and skip; everything else still runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh requirements-dev.txt
@@ -14,6 +14,11 @@ if [ "$(id -u)" = 0 ]; then
   if ! command -v go >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q golang-go >/dev/null 2>&1 \
       || echo "warning: golang-go did not install; the Go case will skip" >&2
+  fi
+  # promtool checks the metrics exposition (Debian's prometheus package).
+  if ! command -v promtool >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q prometheus >/dev/null 2>&1 \
+      || echo "warning: prometheus (promtool) did not install; the promtool check will skip" >&2
   fi
   # The browser of the web demo and its tests: Debian's Chromium (and npm, for the server).
   for tool in chromium npm; do
