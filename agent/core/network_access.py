@@ -40,6 +40,23 @@ def repo_entries(project_dir: Path) -> tuple[list[str], list[McpServer]]:
     return list(repo.sandbox_hosts), list(repo.mcp_servers)
 
 
+def unseen_paths(server: McpServer, project_dir: Path, visible: Iterable[Path]) -> list[str]:
+    """The absolute paths in a stdio server's command that its sandbox does not show
+    (pure): the CLI starts it inside, where only the project, the system folders and the
+    recorded layout exist, so a program under the home would fail to start there.
+    A bare name is looked up on the sandbox's ``PATH`` and a relative path is the
+    project's: neither is judged here."""
+    roots = [project_dir.absolute(), *(Path(root) for root in visible)]
+    unseen: list[str] = []
+    for word in server.command or []:
+        if not word.startswith("/"):
+            continue
+        path = Path(word)
+        if not any(path == root or path.is_relative_to(root) for root in roots):
+            unseen.append(word)
+    return unseen
+
+
 def url_host(url: str) -> str:
     """``https://mcp.example.com/mcp`` → ``mcp.example.com:443``: what an HTTP MCP
     server's URL needs the sandbox to reach (the CLI, inside, connects to it)."""

@@ -9,7 +9,7 @@ import pytest
 
 from agent.core.hooks import ToolPolicy
 from agent.core.mcp_servers import failed_servers, sdk_config
-from agent.core.network_access import allowed_hosts, url_host
+from agent.core.network_access import allowed_hosts, unseen_paths, url_host
 from agent.core.toolset import check_offered, surface_for, unexpected_tools, with_servers
 from agent.core.trace_session import kind_of
 from common.errors import SessionError
@@ -132,3 +132,14 @@ def test_the_allowlist_is_the_spec_the_approved_file_and_the_servers(tmp_path: P
         "cdn.example:443",
         "docs.example:443",
     )
+
+
+def test_a_stdio_servers_program_outside_the_sandbox_is_named(tmp_path: Path) -> None:
+    outside = McpServer(
+        name="home",
+        command=["/root/.local/bin/server", "--data", f"{tmp_path}/data", "/usr/share/x", "rel/p"],
+    )
+    visible = [Path("/usr"), Path("/opt")]
+    assert unseen_paths(outside, tmp_path, visible) == ["/root/.local/bin/server"]
+    assert unseen_paths(NOTES, tmp_path, visible) == []  # a bare name and a relative path
+    assert unseen_paths(DOCS, tmp_path, visible) == []  # a URL: nothing runs in the sandbox

@@ -48,3 +48,23 @@ async def test_the_servers_and_hosts_used_are_the_ones_approved(tmp_path: Path) 
     assert run.state.repo_sandbox_hosts == ["pypi.org:443"]
     assert [s.command for s in run.sessions.config.mcp_servers] == [["python3", "notes.py"]]
     assert allowed == [("pypi.org:443",)]
+
+
+async def test_a_server_whose_program_the_sandbox_does_not_show_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    run = make_run(tmp_path)
+    write_settings(run.spec.project_dir, ["/home/someone/bin/notes-mcp"], [])
+    verifying = asyncio.create_task(project_verification(run))
+    for _ in range(400):
+        if checkpoints.pending(run.files) is not None:
+            break
+        await asyncio.sleep(0.05)
+    shown = checkpoints.pending(run.files)
+    assert isinstance(shown, ProjectVerificationCheckpoint)
+    assert (
+        "MCP server notes: /home/someone/bin/notes-mcp is not in the sandbox (only the project "
+        "and the system folders are); the server will not start"
+    ) in shown.context.warnings
+    await asyncio.to_thread(answer.reject, run.files.root, "no")
+    await asyncio.wait_for(verifying, 30)

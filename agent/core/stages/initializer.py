@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from agent.core import (
     agit,
@@ -19,6 +20,7 @@ from agent.core.orchestrator import Run
 from agent.core.research import sources_note
 from agent.core.scope_change import scope_changes, scope_diff
 from agent.core.webhook import aim_approved, shown_target
+from agent.sandbox.plan import SYSTEM_DIRS
 from common import dependencies
 from common.errors import ProjectBrokenError, SessionError
 from common.paths import WORKSPACE_ROOT_NAME
@@ -192,16 +194,28 @@ def _network_lines(run: Run, repo_hosts: list[str], repo_servers: list[McpServer
 
 
 def _network_warnings(run: Run, repo_hosts: list[str], repo_servers: list[McpServer]) -> list[str]:
-    """Entries of ``.harness.json`` that would change nothing where the agent runs."""
+    """Entries of ``.harness.json`` that would change nothing where the agent runs, and
+    stdio servers whose program the sandbox does not show."""
     spec = run.spec
+    warnings: list[str] = []
     if repo_hosts and (spec.sandbox_network or not spec.sandbox):
         where = "the host's network" if spec.sandbox else "no sandbox"
-        return [f"sandbox_hosts of {SETTINGS_FILE} change nothing with {where}"]
+        warnings.append(f"sandbox_hosts of {SETTINGS_FILE} change nothing with {where}")
     shadowed = {server.name for server in spec.mcp_servers} & {s.name for s in repo_servers}
-    return [
+    warnings += [
         f"MCP server {name} of {SETTINGS_FILE} is not used: the spec names its own"
         for name in sorted(shadowed)
     ]
+    if spec.sandbox:
+        layout = run.state.sandbox_layout
+        visible = [Path(d) for d in SYSTEM_DIRS] + (layout.read_only if layout else [])
+        for server in [*spec.mcp_servers, *repo_servers]:
+            for path in network_access.unseen_paths(server, spec.project_dir, visible):
+                warnings.append(
+                    f"MCP server {server.name}: {path} is not in the sandbox (only the "
+                    "project and the system folders are); the server will not start"
+                )
+    return warnings
 
 
 def outbound_settings(run: Run) -> OutboundSettings:
