@@ -45,9 +45,14 @@ def browser_installed() -> None:
         pytest.skip(f"no browser here: {e}")
 
 
-def run_web_demo(root: Path, environ: dict[str, str]) -> tuple[WorkspaceFiles, float]:
-    """The web demo, run to its end by a real agent process; its files and wall time."""
+def run_web_demo(
+    root: Path, environ: dict[str, str], playbook: Path | None = None
+) -> tuple[WorkspaceFiles, float]:
+    """The web demo (its playbook, or ``playbook``), run to its end by a real agent
+    process; its files and wall time."""
     spec = prepare_demo(root / "demo", True, kind=WEB)
+    if playbook is not None:
+        spec = spec.model_copy(update={"playbook": playbook})
     files = WorkspaceFiles(prepare_workspace(spec))
     log = (files.logs / "e2e.log").open("ab")
     started = time.monotonic()
