@@ -378,3 +378,21 @@ def test_prometheus_client_is_loaded_only_where_metrics_are_exposed() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=False)
 
     assert done.returncode == 0
+
+
+def test_a_daemon_asked_to_serve_metrics_off_loopback_does_not_start(harness_home: Path) -> None:
+    environ = {**os.environ, "HARNESS_HOME": str(harness_home)}
+    environ["HARNESS_METRICS_ADDR"] = "0.0.0.0:9464"
+    done = subprocess.run(
+        [sys.executable, "-m", "agent.daemon"],
+        cwd=REPO_ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1
+    assert "is not a loopback address" in done.stderr and "HARNESS_METRICS_REMOTE=1" in done.stderr
+    assert not (harness_home / "daemon.sock").exists()

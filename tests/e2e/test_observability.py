@@ -10,17 +10,20 @@ variable in its environment.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
 import threading
+import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -64,12 +67,56 @@ class Observed:
     cli_metrics: str
     daemon_metrics: str
     leaks: list[str] = field(default_factory=list)
+    scraped: list[dict[str, Any]] | None = None
+    """What a real Prometheus scraped from the daemon (``harness_sessions_total``);
+    ``None`` without Debian's prometheus."""
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def prometheus_scrape(metrics_port: int, folder: Path) -> list[dict[str, Any]] | None:
+    """Run a real Prometheus that scrapes the daemon each second; what its query API then
+    gives for ``harness_sessions_total`` (``None`` when Debian's prometheus is absent)."""
+    binary = shutil.which("prometheus")
+    if binary is None:
+        return None
+    config = folder / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s}\n"
+        "scrape_configs:\n"
+        f"  - {{job_name: harness, static_configs: [{{targets: ['127.0.0.1:{metrics_port}']}}]}}\n"
+    )
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            binary,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={folder / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "prometheus.log").open("wb"),
+    )
+    query = f"http://127.0.0.1:{port}/api/v1/query?query=harness_sessions_total"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(query, timeout=5) as answer:
+                    result: list[dict[str, Any]] = json.load(answer)["data"]["result"]
+            except OSError:
+                result = []
+            if result:
+                return result
+            time.sleep(0.5)
+        raise AssertionError((folder / "prometheus.log").read_text()[-2000:])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def ancestors(pid: int) -> set[int]:
@@ -140,6 +187,7 @@ def observed() -> Iterator[Observed]:
             watcher.join(timeout=10)
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as answer:
                 daemon_metrics = answer.read().decode()
+            scraped = prometheus_scrape(port, home)
             cli = subprocess.run(
                 [str(HARNESS), "metrics"], env=env, capture_output=True, text=True, timeout=60
             )
@@ -147,7 +195,7 @@ def observed() -> Iterator[Observed]:
         finally:
             stop.set()
             subprocess.run([str(HARNESS), "daemon", "stop"], env=env, capture_output=True)
-        yield Observed(received, nonce, cli.stdout, daemon_metrics, leaks)
+        yield Observed(received, nonce, cli.stdout, daemon_metrics, leaks, scraped)
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -241,3 +289,12 @@ def test_promtool_finds_nothing_to_fault(observed: Observed) -> None:
         )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert checked.stdout.strip() == "" and checked.stderr.strip() == ""
+
+
+def test_a_real_prometheus_scrapes_the_daemon(observed: Observed) -> None:
+    if observed.scraped is None:
+        pytest.skip("prometheus (Debian: prometheus) absent")
+    ok = [row for row in observed.scraped if row["metric"].get("outcome") == "ok"]
+
+    assert [row["metric"]["agent"] for row in ok] == ["agent_1"]
+    assert float(ok[0]["value"][1]) == len(observed.received.named("session"))
