@@ -133,8 +133,10 @@ def test_a_v2_state_written_mid_issue_keeps_its_issue_under_its_number() -> None
     assert list(state.issues) == [2]
     work = state.work()
     assert work == state.work(2) == state.issue
-    assert work.model_dump(mode="json", exclude={"slot", "closure_note"}) == raw["issue"]
+    added_since = {"slot", "closure_note", "browser_calls", "screenshots"}
+    assert work.model_dump(mode="json", exclude=added_since) == raw["issue"]
     assert (work.slot, work.closure_note) == (None, None), "version 2: one issue at a time"
+    assert (work.browser_calls, work.screenshots) == ([], []), "a state from before the browser has none"
     assert state.phase is Phase.CODING and state.set_aside == [1]
 
 
