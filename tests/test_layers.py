@@ -24,8 +24,9 @@ Besides the layers: the TUI, the daemon and the trackers never reach into
 ``agent.core``; neither the core nor the TUI knows the embedded model (what only the
 demo may do is decided where the model is chosen); third-party libraries stay where
 they belong (only the TUI imports textual and the web server's aiohttp; only the core
-and its sandbox the Claude SDK and MCP; only the trackers python-gitlab); and no two
-modules import each other at import time.
+and its sandbox the Claude SDK and MCP, and the core the OpenTelemetry SDK; only the
+trackers python-gitlab; only the daemon prometheus-client); and no two modules import
+each other at import time.
 """
 
 from __future__ import annotations
@@ -59,9 +60,12 @@ THIRD_PARTY_HOMES: dict[str, tuple[str, ...]] = {
     "textual_serve": ("tui",),
     "aiohttp": ("tui",),
     "aiohttp_jinja2": ("tui",),
+    "jinja2": ("tui",),
     "claude_agent_sdk": ("agent.core", "agent.sandbox"),
     "mcp": ("agent.core", "agent.sandbox"),
     "gitlab": ("agent.tracker",),
+    "prometheus_client": ("agent.daemon",),
+    "opentelemetry": ("agent.core",),
 }
 """Heavy or front-end libraries, and the only layers that may import them."""
 

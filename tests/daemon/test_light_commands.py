@@ -1,5 +1,6 @@
 """The light commands stay light: ``harness list``, ``status`` and ``approve`` load none of
-the heavy libraries (the Claude SDK, MCP, textual, python-gitlab, aiohttp).
+the heavy libraries (the Claude SDK, MCP, textual, python-gitlab, aiohttp,
+prometheus-client, OpenTelemetry).
 
 Each command runs as a real process against a real daemon, with an agent (the fake
 one) waiting at a checkpoint, so every path the command takes is walked; the modules
@@ -25,7 +26,16 @@ from common.schemas.daemon_state import AgentStatus, DaemonStatusFile
 from .conftest import FAKE_AGENT, REPO_ROOT, MakeSpec
 from .helpers import WAIT, event_where, snapshot
 
-HEAVY = ("claude_agent_sdk", "mcp", "textual", "textual_serve", "gitlab", "aiohttp")
+HEAVY = (
+    "claude_agent_sdk",
+    "mcp",
+    "textual",
+    "textual_serve",
+    "gitlab",
+    "aiohttp",
+    "prometheus_client",
+    "opentelemetry",
+)
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", re.MULTILINE)
 
 
