@@ -381,10 +381,10 @@ async def _run(
             layout_keeper=launch.keeper,
             worktrees=worktrees,
             webhook=webhook,
-            allow_hosts=launch.allow_hosts,
+            host_access=launch.host_access,
         )
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
-        network_access.apply(run.sessions, info.spec, state, run.allow_hosts)
+        network_access.apply(run.sessions, info.spec, state, run.host_access)
         return await run_to_end(run)
 
 

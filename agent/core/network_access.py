@@ -9,9 +9,11 @@ and test gate uses the approved ones (:func:`apply`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from agent.core import presets
@@ -21,8 +23,19 @@ from common.schemas.mcp_server import McpServer, combined
 from common.schemas.sandbox_hosts import split_host_port
 from common.schemas.spec import AgentSpec
 
-HostsApplier = Callable[[tuple[str, ...]], None]
-"""Gives the sandbox's filtering proxy its allowlist (``host:port`` entries)."""
+
+class HostAccess(Protocol):
+    """The sandbox's filtering proxy, as the run sets it
+    (:class:`agent.sandbox.launcher.SessionSandbox`)."""
+
+    def allow_hosts(
+        self, entries: tuple[str, ...], by_kind: Mapping[str, tuple[str, ...]] | None = None
+    ) -> None:
+        """``entries`` reachable always, ``by_kind[kind]`` while such a session runs."""
+
+    def hosts_during(self, kind: str) -> AbstractContextManager[None]:
+        """Widens the allowlist by ``kind``'s hosts while the block runs."""
+
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -67,25 +80,36 @@ def url_host(url: str) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def allowed_hosts(
-    spec: AgentSpec, state: AgentState, servers: Iterable[McpServer]
-) -> tuple[str, ...]:
-    """Every ``host:port`` the sandbox may reach: the spec's, the repository's as
-    approved, and each MCP server's (its ``hosts``, and its URL's host) (pure)."""
-    hosts = [*spec.sandbox_hosts, *state.repo_sandbox_hosts]
+def allowed_hosts(spec: AgentSpec, state: AgentState) -> tuple[str, ...]:
+    """The ``host:port`` pairs every session and test gate may reach: the spec's and the
+    repository's as approved (pure)."""
+    return tuple(dict.fromkeys([*spec.sandbox_hosts, *state.repo_sandbox_hosts]))
+
+
+def server_hosts(server: McpServer) -> list[str]:
+    """What ``server`` needs the sandbox to reach: its ``hosts``, and its URL's host."""
+    return [*server.hosts, *([url_host(server.url)] if server.url is not None else [])]
+
+
+def hosts_by_kind(servers: Iterable[McpServer]) -> dict[str, tuple[str, ...]]:
+    """Per session kind, the hosts its MCP servers need (pure): reachable only while a
+    session of that kind runs (:meth:`HostAccess.hosts_during`)."""
+    by_kind: dict[str, list[str]] = {}
     for server in servers:
-        hosts += server.hosts
-        if server.url is not None:
-            hosts.append(url_host(server.url))
-    return tuple(dict.fromkeys(hosts))
+        for kind in server.sessions:
+            by_kind.setdefault(kind, []).extend(server_hosts(server))
+    return {kind: tuple(dict.fromkeys(hosts)) for kind, hosts in by_kind.items() if hosts}
 
 
 def apply(
-    sessions: Sessions, spec: AgentSpec, state: AgentState, hosts: HostsApplier | None
+    sessions: Sessions, spec: AgentSpec, state: AgentState, access: HostAccess | None
 ) -> None:
     """The approved servers for the sessions from now on, and the allowlist for the
-    sandbox (``hosts``: ``None`` when unsandboxed, where nothing filters)."""
+    sandbox (``access``: ``None`` when unsandboxed or on the host's network, where
+    nothing filters): the hosts of ``sandbox_hosts`` always, each kind's servers' hosts
+    while a session of that kind runs."""
     servers = combined(sessions.config.mcp_servers, spec.mcp_servers, state.repo_mcp_servers)
-    sessions.config = replace(sessions.config, mcp_servers=servers)
-    if hosts is not None:
-        hosts(allowed_hosts(spec, state, servers))
+    scope = access.hosts_during if access is not None else None
+    sessions.config = replace(sessions.config, mcp_servers=servers, host_scope=scope)
+    if access is not None:
+        access.allow_hosts(allowed_hosts(spec, state), hosts_by_kind(servers))

@@ -27,6 +27,7 @@ from agent.core.gate_runs import GateRunner
 from agent.core.gates import CommandWrap
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
+from agent.core.network_access import HostAccess
 from agent.core.project_env import ProjectEnv
 from agent.core.run_state import StateStore
 from agent.core.secrecy import Secrecy
@@ -83,8 +84,8 @@ class Run:
     layout_keeper: LayoutKeeper | None = None
     """The sandbox layout now and how to apply an approved one (``None``: unsandboxed);
     :mod:`agent.core.integrity` compares it with the recorded layout."""
-    allow_hosts: Callable[[tuple[str, ...]], None] | None = None
-    """Gives the sandbox's filtering proxy the ``host:port`` pairs approved at
+    host_access: HostAccess | None = None
+    """The sandbox's filtering proxy, given the ``host:port`` pairs approved at
     project_verification (``None``: unsandboxed, or on the host's network)."""
     worktrees: Path | None = None
     """Where this agent's issue worktrees live (parallel issues): named at the agent's
@@ -112,7 +113,7 @@ class Run:
         layout_keeper: LayoutKeeper | None = None,
         worktrees: Path | None = None,
         webhook: Webhook | None = None,
-        allow_hosts: Callable[[tuple[str, ...]], None] | None = None,
+        host_access: HostAccess | None = None,
     ) -> Run:
         """Compose a run from the workspace, the state and how sessions reach the model.
 
@@ -154,7 +155,7 @@ class Run:
             spec_refusal=spec_refusal,
             layout_keeper=layout_keeper,
             worktrees=worktrees or paths.worktrees_dir(files.root),
-            allow_hosts=allow_hosts,
+            host_access=host_access,
         )
 
     @property

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -95,6 +95,10 @@ class SessionConfig:
     browser: BrowserSetup | None = None
     """The browser of coding sessions (its server is among ``mcp_servers``; its output
     folder is where the harness takes screenshots from); ``None``: no browser."""
+    host_scope: Callable[[str], AbstractContextManager[None]] | None = None
+    """Widens the sandbox's host allowlist by a session kind's MCP servers' hosts while
+    such a session runs (:meth:`agent.sandbox.launcher.SessionSandbox.hosts_during`);
+    ``None``: no filtering proxy."""
     mcp_servers: tuple[McpServer, ...] = ()
     """Every MCP server the agent's sessions may get (built in, the spec's, the
     repository's as approved: :func:`agent.core.mcp_servers.agent_servers`); each session

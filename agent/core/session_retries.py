@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,8 +119,10 @@ class Sessions:
             # A session that must deliver a report is not cut at the budget (it would be
             # retried); the others are, and the budget guard asks before the next one.
             config = base if done is not None else self.ledger.budgeted(base)
+            scope = config.host_scope(template) if config.host_scope else nullcontext()
             try:
-                result = await self.runner(label, system, prompt, config, reports, self.log)
+                with scope:  # the hosts of this kind's MCP servers, while it runs
+                    result = await self.runner(label, system, prompt, config, reports, self.log)
             except SessionError as e:
                 self.ledger.account_failed(label, expected_issue)
                 if not e.retryable:

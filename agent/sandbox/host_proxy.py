@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -105,7 +106,8 @@ def _shown(host: str, port: int) -> str:
 
 class HostProxy:
     """``async with HostProxy(path, log):`` serves ``path`` until exit; :meth:`allow`
-    sets the allowlist (empty at first: everything refused)."""
+    sets the allowlist (empty at first: everything refused), :meth:`during` widens it by
+    a session kind's hosts while a session of that kind runs."""
 
     def __init__(
         self,
@@ -118,6 +120,10 @@ class HostProxy:
         self.on_refusal = on_refusal
         """Told of each refusal (the agent counts it in the workspace's policy counts)."""
         self.allowlist = HostAllowlist()
+        """What may be reached now: the base, and the hosts of the kinds running."""
+        self._base = HostAllowlist()
+        self._by_kind: dict[str, HostAllowlist] = {}
+        self._running: Counter[str] = Counter()
         self.refused = 0
         """Requests the allowlist refused since start (for the operator and the metrics)."""
         self.carried = 0
@@ -125,9 +131,45 @@ class HostProxy:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def allow(self, entries: Iterable[str]) -> None:
-        """From now on, exactly ``entries`` (``host:port``) may be reached."""
-        self.allowlist = HostAllowlist.of(entries)
+    def allow(
+        self, entries: Iterable[str], by_kind: Mapping[str, Iterable[str]] | None = None
+    ) -> None:
+        """From now on ``entries`` (``host:port``) may be reached, and ``by_kind[kind]``
+        too while a session of that kind runs (its MCP servers' hosts)."""
+        self._base = HostAllowlist.of(entries)
+        self._by_kind = {kind: HostAllowlist.of(hosts) for kind, hosts in (by_kind or {}).items()}
+        self._refresh()
+
+    @contextlib.contextmanager
+    def during(self, kind: str) -> Iterator[None]:
+        """While the block runs, ``kind``'s hosts may be reached too (sessions of one kind
+        may run at once: the hosts stay until the last one ends)."""
+        self._running[kind] += 1
+        self._refresh()
+        try:
+            yield
+        finally:
+            self._running[kind] -= 1
+            self._refresh()
+
+    def _refresh(self) -> None:
+        pairs = set(self._base.pairs)
+        for kind, count in self._running.items():
+            if count > 0 and kind in self._by_kind:
+                pairs |= self._by_kind[kind].pairs
+        self.allowlist = HostAllowlist(frozenset(pairs))
+
+    def any_host(self) -> bool:
+        """Whether some host may ever be reached (the base, or some kind's)."""
+        return bool(self._base) or any(self._by_kind.values())
+
+    def shown(self) -> str:
+        """The base and each kind's hosts, for the agent's log."""
+        parts = [", ".join(self._base.entries()) or "none"]
+        for kind, hosts in sorted(self._by_kind.items()):
+            if hosts:
+                parts.append(f"during {kind} sessions also {', '.join(hosts.entries())}")
+        return "; ".join(parts)
 
     async def __aenter__(self) -> HostProxy:
         self._server = await asyncio.start_unix_server(

@@ -176,10 +176,15 @@ class SessionSandbox:
         )
         write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
 
-    def allow_hosts(self, entries: tuple[str, ...]) -> None:
+    def allow_hosts(
+        self,
+        entries: tuple[str, ...],
+        by_kind: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
         """From the next session and test gate on, the sandbox reaches exactly ``entries``
-        (``host:port``) through the filtering proxy; none: the proxy's forward and
-        variables are left out. Approved at project_verification (or in the spec).
+        (``host:port``) through the filtering proxy, and ``by_kind[kind]`` too while a
+        session of that kind runs (:meth:`hosts_during`); none at all: the proxy's forward
+        and variables are left out. Approved at project_verification (or in the spec).
 
         Raises:
             SandboxError: the sandbox shares the host's network: nothing to filter.
@@ -188,11 +193,16 @@ class SessionSandbox:
             raise SandboxError(
                 'sandbox_hosts needs the sandbox without the host network ("sandbox_network")'
             )
-        self.hosts.allow(entries)
-        self.plan = with_hosts(self.plan, self.hosts_forward, allowed=bool(entries))
+        self.hosts.allow(entries, by_kind)
+        self.plan = with_hosts(self.plan, self.hosts_forward, allowed=self.hosts.any_host())
         write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
-        shown = ", ".join(self.hosts.allowlist.entries()) or "none"
-        self.log(f"sandbox: hosts reachable through the filtering proxy: {shown}")
+        self.log(f"sandbox: hosts reachable through the filtering proxy: {self.hosts.shown()}")
+
+    def hosts_during(self, kind: str) -> contextlib.AbstractContextManager[None]:
+        """While the block runs (a session of ``kind``), its MCP servers' hosts too."""
+        if self.hosts is None:
+            return contextlib.nullcontext()
+        return self.hosts.during(kind)
 
     def _gate_forwards(self) -> tuple[Forward, ...]:
         """The forwards a test gate keeps: the proxy's (when in the plan), never the model's."""

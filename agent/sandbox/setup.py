@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
+from agent.core.network_access import HostAccess
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import SessionSandbox, session_sandbox
 from agent.sandbox.layout import LayoutKeeper
@@ -36,9 +37,9 @@ class SessionLaunch:
     """Compares the recorded layout with the project now (``None``: unsandboxed)."""
     sandbox: SessionSandbox | None = None
     """The sandbox itself: it binds each session's own entrance (``None``: unsandboxed)."""
-    allow_hosts: Callable[[tuple[str, ...]], None] | None = None
-    """Sets the ``host:port`` pairs the filtering proxy lets the sandbox reach (``None``:
-    unsandboxed or on the host's network, where there is nothing to filter)."""
+    host_access: HostAccess | None = None
+    """The filtering proxy's allowlist, set by the run (``None``: unsandboxed or on the
+    host's network, where there is nothing to filter)."""
 
 
 def check_sandbox(spec: AgentSpec) -> Path | None:
@@ -94,5 +95,5 @@ async def session_launch(
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
         keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout, log)
-        hosts = None if spec.sandbox_network else box.allow_hosts
+        hosts = None if spec.sandbox_network else box
         yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper, box, hosts)

@@ -9,7 +9,7 @@ import pytest
 
 from agent.core.hooks import ToolPolicy
 from agent.core.mcp_servers import failed_servers, sdk_config
-from agent.core.network_access import allowed_hosts, unseen_paths, url_host
+from agent.core.network_access import allowed_hosts, hosts_by_kind, unseen_paths, url_host
 from agent.core.toolset import check_offered, surface_for, unexpected_tools, with_servers
 from agent.core.trace_session import kind_of
 from common.errors import SessionError
@@ -118,7 +118,7 @@ def test_a_url_servers_host_is_what_the_sandbox_must_reach(url: str, host: str) 
     assert url_host(url) == host
 
 
-def test_the_allowlist_is_the_spec_the_approved_file_and_the_servers(tmp_path: Path) -> None:
+def test_the_allowlist_is_the_spec_and_the_approved_file(tmp_path: Path) -> None:
     spec = AgentSpec(
         spec_file=tmp_path / "s.md",
         project_dir=tmp_path,
@@ -126,12 +126,16 @@ def test_the_allowlist_is_the_spec_the_approved_file_and_the_servers(tmp_path: P
         sandbox_hosts=["pypi.org:443"],
     )
     state = AgentState(repo_sandbox_hosts=["files.pythonhosted.org:443", "pypi.org:443"])
-    assert allowed_hosts(spec, state, (NOTES, DOCS)) == (
-        "pypi.org:443",
-        "files.pythonhosted.org:443",
-        "cdn.example:443",
-        "docs.example:443",
-    )
+    assert allowed_hosts(spec, state) == ("pypi.org:443", "files.pythonhosted.org:443")
+
+
+def test_a_servers_hosts_are_its_session_kinds_only() -> None:
+    notes = McpServer(name="notes", command=["x"], hosts=("notes.example:443",))
+    assert hosts_by_kind((notes, DOCS)) == {
+        "coding": ("notes.example:443", "cdn.example:443", "docs.example:443"),
+        "enrichment": ("cdn.example:443", "docs.example:443"),
+    }
+    assert hosts_by_kind((NOTES,)) == {}
 
 
 def test_a_stdio_servers_program_outside_the_sandbox_is_named(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from agent.control import answer
@@ -16,15 +18,31 @@ from common.workspace import checkpoints
 from tests.core.runs import make_run
 
 
+class Recorded:
+    """The sandbox's host access as the run sets it (what it was given, and when)."""
+
+    def __init__(self) -> None:
+        self.given: list[tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = []
+
+    def allow_hosts(
+        self, entries: tuple[str, ...], by_kind: Mapping[str, tuple[str, ...]] | None = None
+    ) -> None:
+        self.given.append((entries, dict(by_kind or {})))
+
+    def hosts_during(self, kind: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+
 def write_settings(project: Path, command: list[str], hosts: list[str]) -> None:
-    settings = {"mcp_servers": [{"name": "notes", "command": command}], "sandbox_hosts": hosts}
+    server = {"name": "notes", "command": command, "hosts": ["notes.example:443"]}
+    settings = {"mcp_servers": [server], "sandbox_hosts": hosts}
     (project / ".harness.json").write_text(json.dumps(settings))
 
 
 async def test_the_servers_and_hosts_used_are_the_ones_approved(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    allowed: list[tuple[str, ...]] = []
-    run.allow_hosts = allowed.append
+    access = Recorded()
+    run.host_access = access
     project = run.spec.project_dir
     write_settings(project, ["python3", "notes.py"], ["pypi.org:443"])
 
@@ -47,7 +65,8 @@ async def test_the_servers_and_hosts_used_are_the_ones_approved(tmp_path: Path) 
     assert [s.command for s in run.state.repo_mcp_servers] == [["python3", "notes.py"]]
     assert run.state.repo_sandbox_hosts == ["pypi.org:443"]
     assert [s.command for s in run.sessions.config.mcp_servers] == [["python3", "notes.py"]]
-    assert allowed == [("pypi.org:443",)]
+    assert access.given == [(("pypi.org:443",), {"coding": ("notes.example:443",)})]
+    assert run.sessions.config.host_scope == access.hosts_during
 
 
 async def test_a_server_whose_program_the_sandbox_does_not_show_is_a_warning(

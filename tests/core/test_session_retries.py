@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 from agent.core.ledger import Ledger
@@ -72,3 +74,42 @@ async def test_a_session_runs_in_the_work_tree_it_is_given(tmp_path: Path) -> No
     ]
     assert sessions.config_for(main) is config and sessions.config_for(slot).project_dir == slot
     assert store.state.spend.sessions == 2 and store.state.spend.cost_usd == 1.0
+
+
+async def test_a_session_runs_inside_its_kinds_host_scope(tmp_path: Path) -> None:
+    """The hosts of a kind's MCP servers are reachable while its session runs, not after."""
+    scopes: list[str] = []
+
+    @contextlib.contextmanager
+    def scope(kind: str) -> Iterator[None]:
+        scopes.append(f"enter {kind}")
+        yield
+        scopes.append(f"leave {kind}")
+
+    async def runner(
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+        log: AgentLog,
+    ) -> SessionResult:
+        scopes.append("session")
+        return SessionResult(
+            turns=1, cost_usd=0.0, input_tokens=1, output_tokens=1, duration_ms=1, denials=0,
+            touched=set(),
+        )  # fmt: skip
+
+    async def guard(where: str) -> None:
+        scopes.append("guard")
+
+    log = AgentLog(io.StringIO())
+    store = StateStore(WorkspaceFiles(tmp_path), AgentState(), log)
+    ledger = Ledger(store, log, Budgets(cost_usd=2.0))
+    config = SessionConfig(project_dir=tmp_path, model=None, host_scope=scope)
+    sessions = Sessions(config, store, ledger, log, runner=runner)
+    await sessions.run(
+        "initializer", "initializer", work_tree=tmp_path, guard=guard, spec="", section_list="",
+        target_branch="",
+    )  # fmt: skip
+    assert scopes == ["guard", "enter initializer", "session", "leave initializer", "guard"]

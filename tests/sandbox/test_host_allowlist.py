@@ -9,7 +9,7 @@ import pytest
 
 from agent.sandbox.allowlist import NOT_IN_LIST, HostAllowlist
 from agent.sandbox.host_access import proxy_env, proxy_port, with_hosts
-from agent.sandbox.host_proxy import Refused, parse_head
+from agent.sandbox.host_proxy import HostProxy, Refused, parse_head
 from agent.sandbox.plan import Forward, SandboxPlan
 
 LISTED = HostAllowlist.of(["pypi.org:443", "localhost:8080", "10.1.2.3:3141", "[::1]:9000"])
@@ -134,6 +134,25 @@ def test_the_plan_gets_the_proxy_while_some_host_is_allowed(tmp_path: Path) -> N
     assert "127.0.0.1" in opened.env["NO_PROXY"].split(",")
     assert with_hosts(opened, proxy, allowed=True) == opened
     assert with_hosts(opened, proxy, allowed=False) == plan
+
+
+def test_a_kinds_hosts_are_allowed_only_while_its_sessions_run(tmp_path: Path) -> None:
+    proxy = HostProxy(tmp_path / "hosts.sock", lambda _line: None)
+    proxy.allow(["pypi.org:443"], {"coding": ["notes.example:443"], "mr": []})
+    assert proxy.any_host()
+    assert proxy.allowlist.entries() == ["pypi.org:443"]
+    with proxy.during("coding"):
+        with proxy.during("coding"):  # two slots' coding sessions at once
+            assert proxy.allowlist.entries() == ["notes.example:443", "pypi.org:443"]
+        assert proxy.allowlist.refusal("notes.example", 443) is None  # one still runs
+        with proxy.during("mr"):
+            assert proxy.allowlist.entries() == ["notes.example:443", "pypi.org:443"]
+    assert proxy.allowlist.entries() == ["pypi.org:443"]
+    with proxy.during("enrichment"):
+        assert proxy.allowlist.refusal("notes.example", 443) == NOT_IN_LIST
+    assert proxy.shown() == "pypi.org:443; during coding sessions also notes.example:443"
+    proxy.allow([], {})
+    assert not proxy.any_host() and proxy.shown() == "none"
 
 
 def test_the_proxy_port_steps_past_a_taken_one() -> None:

@@ -8,9 +8,14 @@ records it, and the server ran inside the session's sandbox (its pid is the sand
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import shutil
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +23,7 @@ import pytest
 
 from agent.core import prompts
 from agent.core.log import AgentLog
+from agent.core.network_access import hosts_by_kind, server_hosts
 from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for, with_servers
@@ -28,9 +34,12 @@ from agent.model.recording import RequestRecorder
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox
 from common.schemas.mcp_server import McpServer
+from common.schemas.sandbox_hosts import split_host_port
+from tests.sandbox.test_host_proxy import outward_address
 
 BWRAP = find_bwrap()
 NOTE_SERVER = Path(__file__).parents[1] / "e2e" / "data" / "mcp_note_server.py"
+SHOUT_SERVER = Path(__file__).parents[1] / "e2e" / "data" / "mcp_shout_server.py"
 REAL_MODEL = "claude-sonnet-4-5"
 pytestmark = [
     pytest.mark.slow,
@@ -65,10 +74,12 @@ def playbook(tool: str, nonce: str) -> Playbook:
 
 
 async def run_with_server(
-    tmp_path: Path, server: McpServer, tool: str
+    tmp_path: Path, server: McpServer, tool: str, after: list[str] | None = None
 ) -> tuple[Path, list[dict[str, Any]], str, list[dict[str, Any]]]:
     """Run one sandboxed coding session given ``server`` whose model calls ``tool``:
-    the project, the trace's events, the agent log and the model's requests."""
+    the project, the trace's events, the agent log and the model's requests. The
+    sandbox's proxy is given the server's hosts for its kinds, as the run gives them;
+    ``after`` gets the proxy's refusal of each of them once the session has ended."""
     nonce = f"mcp-{tmp_path.name}"
     project = tmp_path / "project"
     project.mkdir()
@@ -91,8 +102,9 @@ async def run_with_server(
                 cli_path=box.cli_path,
                 mcp_servers=(server,),
             )
+            box.allow_hosts((), hosts_by_kind([server]))
             surface = with_servers("coding", surface_for("coding"), config.mcp_servers)
-            with tracing(tmp_path / "trace.jsonl"):
+            with tracing(tmp_path / "trace.jsonl"), box.hosts_during("coding"):
                 await run_session(
                     "coding #1",
                     prompts.render("system"),
@@ -100,6 +112,12 @@ async def run_with_server(
                     config,
                     SessionReports(surface=surface),
                     AgentLog(out),
+                )
+            assert box.hosts is not None
+            for host in server_hosts(server):
+                name, port = split_host_port(host)
+                (after if after is not None else []).append(
+                    str(box.hosts.allowlist.refusal(name, port))
                 )
     events = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     return project, events, out.getvalue(), recorder.bodies
@@ -140,3 +158,34 @@ async def test_a_tool_of_a_server_the_session_was_not_given_never_runs(tmp_path:
     assert not any(tool["name"].startswith("mcp__notes__") for tool in first["tools"])
     start = next(e for e in events if e["type"] == "session_start")
     assert start["mcp_servers"] == []
+
+
+async def test_an_http_servers_tool_is_reached_through_the_proxy_while_its_kind_runs(
+    tmp_path: Path,
+) -> None:
+    address = outward_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    with socket.socket() as free:
+        free.bind((address, 0))
+        port = free.getsockname()[1]
+    served = subprocess.Popen([sys.executable, "-I", str(SHOUT_SERVER), address, str(port)])
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError), socket.create_connection((address, port), 0.1):
+                break
+            time.sleep(0.05)
+        server = McpServer(name="shout", url=f"http://{address}:{port}/mcp")
+        after: list[str] = []
+        _project, events, log, _bodies = await run_with_server(
+            tmp_path, server, "mcp__shout__shout", after
+        )
+    finally:
+        served.kill()
+        served.wait()
+    call = next(e for e in events if e["type"] == "tool_call")
+    result = next(e for e in events if e["type"] == "tool_result" and e["id"] == call["id"])
+    assert not result["is_error"]
+    assert f"MCP-{tmp_path.name.upper()}" in json.dumps(result)  # the CLI, inside, via the proxy
+    assert "[sandbox] refused" not in log
+    assert after == ["not in the sandbox's allowlist (sandbox_hosts)"]  # only while it ran

@@ -171,7 +171,7 @@ async def project_verification(run: Run) -> None:
             # As shown and approved; .harness.json is never read for them again.
             state.repo_sandbox_hosts = context.sandbox_hosts
             state.repo_mcp_servers = context.mcp_servers
-        network_access.apply(run.sessions, spec, run.state, run.allow_hosts)
+        network_access.apply(run.sessions, spec, run.state, run.host_access)
         aim_approved(run.desk.webhook, context.notify, os.environ)
     else:
         reason = f"rejected at project_verification by {decision.decided_by}"
