@@ -3,8 +3,10 @@
 Both come from the spec and from the repository's ``.harness.json``. The file is a
 repository file the model can write, so its entries are read once, at
 project_verification, shown to the person, recorded in the agent state when approved
-and never read again (:func:`repo_entries`, :func:`pin`); from then on every session
-and test gate uses the approved ones (:func:`apply`).
+and never read again (:func:`repo_entries`; the state's ``repo_sandbox_hosts`` and
+``repo_mcp_servers``); from then on every session and test gate uses the approved ones
+(:func:`apply`). The hosts of ``sandbox_hosts`` are reachable from every session and
+test gate; an MCP server's hosts only while a session of its kinds runs.
 """
 
 from __future__ import annotations
