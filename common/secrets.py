@@ -27,7 +27,7 @@ import os
 import select
 import sys
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from common.credentials import CLAUDE_SECRET_VARIABLES
 from common.errors import SecretsError
@@ -166,9 +166,26 @@ def reexec_without_secrets() -> None:
         SecretsError: the secrets are too large for one pipe write.
         OSError: the exec failed.
     """
+    if secrets_in(os.environ):
+        exec_with_secrets([sys.executable, *sys.orig_argv[1:]])
+
+
+def exec_with_secrets(argv: Sequence[str]) -> NoReturn:
+    """Exec ``argv`` (a front end of ours: it calls :func:`hide_secrets_from_proc`) with
+    this process's secrets in a pipe, ``--secrets-fd N`` at the end of its arguments, and
+    none in its exec environment, so ``/proc/PID/environ`` never shows them.
+
+    Without secrets in the environment, ``argv`` is exec'd as it is.
+
+    Raises:
+        SecretsError: the secrets are too large for one pipe write.
+        OSError: the exec failed.
+    """
     secrets = secrets_in(os.environ)
+    sys.stdout.flush()
+    sys.stderr.flush()
     if not secrets:
-        return
+        os.execv(argv[0], list(argv))
     data = _encode(secrets)
     read_fd, write_fd = os.pipe()
     try:
@@ -176,11 +193,8 @@ def reexec_without_secrets() -> None:
     finally:
         os.close(write_fd)
     os.set_inheritable(read_fd, True)
-    argv = [sys.executable, *sys.orig_argv[1:], SECRETS_FD_OPTION, str(read_fd)]
-    sys.stdout.flush()
-    sys.stderr.flush()
     try:
-        os.execve(sys.executable, argv, without_secrets(os.environ))
+        os.execve(argv[0], [*argv, SECRETS_FD_OPTION, str(read_fd)], without_secrets(os.environ))
     except OSError:
         os.close(read_fd)
         raise

@@ -31,6 +31,7 @@ from textual_serve.server import Server
 
 from common import web_link
 from common.errors import HarnessError
+from common.secrets import hide_secrets_from_proc
 
 COOKIE = "harness_web_token"
 DEFAULT_PORT = 8765
@@ -191,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m tui.web``: serve until Ctrl+C; a bad address is one line and status 1."""
+    try:
+        if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
+            argv = hide_secrets_from_proc(sys.argv)[1:]
+    except HarnessError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     args = build_parser().parse_args(argv)
     try:
         asyncio.run(serve(args.host, args.port, public_url=args.public_url))

@@ -3,14 +3,17 @@
 Why a new program and not an import: the server lives with the TUI (textual-serve,
 aiohttp) and the CLI stands below the TUI, so the CLI starts it as a program, in this
 interpreter, with the same arguments. ``exec`` keeps the process: Ctrl+C and the exit
-status are the server's own.
+status are the server's own. The secrets this process holds (a GitLab token, the Claude
+credentials the browser tabs' TUIs start agents with) go through a pipe, never into the
+server's exec environment.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+
+from common.secrets import exec_with_secrets
 
 
 def web_argv(args: argparse.Namespace) -> list[str]:
@@ -22,6 +25,4 @@ def web_argv(args: argparse.Namespace) -> list[str]:
 
 
 async def cmd_web(args: argparse.Namespace) -> int:
-    sys.stdout.flush()
-    argv = web_argv(args)
-    os.execv(argv[0], argv)
+    exec_with_secrets(web_argv(args))
