@@ -43,17 +43,18 @@ class SpanSink(Protocol):
 
 
 _sink: SpanSink | None = None
+_log: Callable[[str], None] = print
 
 
 def event(traced: TraceEvent) -> None:
     """Hand a trace event to the sink, if there is one."""
     if _sink is not None:
-        _sink.event(traced)
+        _guarded(_sink.event, traced)
 
 
 def checkpoint_issue(checkpoint_id: str, issue: int | None) -> None:
     if _sink is not None:
-        _sink.checkpoint_issue(checkpoint_id, issue)
+        _guarded(_sink.checkpoint_issue, checkpoint_id, issue)
 
 
 @contextlib.contextmanager
@@ -63,18 +64,32 @@ def phase(name: str, issues: list[int]) -> Iterator[None]:
     if sink is None:
         yield
         return
-    sink.phase_started(name, issues)
+    _guarded(sink.phase_started, name, issues)
     try:
         yield
     except BaseException as e:
-        sink.phase_ended(name, str(e) or type(e).__name__)
+        if _sink is sink:  # not dropped meanwhile
+            _guarded(sink.phase_ended, name, str(e) or type(e).__name__)
         raise
-    sink.phase_ended(name, None)
+    if _sink is sink:
+        _guarded(sink.phase_ended, name, None)
 
 
 def run_ended(outcome: str, spend: Spend) -> None:
     if _sink is not None:
-        _sink.run_ended(outcome, spend)
+        _guarded(_sink.run_ended, outcome, spend)
+
+
+def _guarded(call: Callable[..., None], *args: object) -> None:
+    """``call(*args)``; a sink that fails is dropped with one line: the run goes on
+    untraced (a broken exporter must never stop an agent)."""
+    global _sink
+    try:
+        call(*args)
+    except Exception as e:
+        if _sink is not None:
+            _sink = None
+            _log(f"OpenTelemetry tracing stopped: {type(e).__name__}: {e}")
 
 
 @contextlib.contextmanager
@@ -87,7 +102,7 @@ def exporting(
     An exporter that cannot be set up (a bad variable) is logged and the run goes on
     untraced: tracing is for operators, never a reason to stop an agent.
     """
-    global _sink
+    global _sink, _log
     if not traces_wanted(settings):
         yield
         return
@@ -100,9 +115,12 @@ def exporting(
         yield
         return
     log(f"OpenTelemetry: spans exported to {sink.endpoint}")
-    _sink = sink
+    _sink, _log = sink, log
     try:
         yield
     finally:
-        _sink = None
-        sink.close()
+        _sink, _log = None, print
+        try:
+            sink.close()
+        except Exception as e:
+            log(f"OpenTelemetry: the last spans were not exported: {type(e).__name__}: {e}")

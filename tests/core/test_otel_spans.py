@@ -219,3 +219,50 @@ def test_otel_settings_leave_the_agent_and_never_reach_a_session() -> None:
     assert take_telemetry(received) == {"OTEL_EXPORTER_OTLP_HEADERS": "a=b"}
     assert received == {"GITLAB_TOKEN": "t"}
     assert not any(name.startswith("OTEL_") for name in session_environment(environ))
+
+
+def test_settings_the_sdk_refuses_leave_the_run_untraced_with_one_line() -> None:
+    logged: list[str] = []
+    ran = False
+    settings = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+        "OTEL_BSP_MAX_QUEUE_SIZE": "-1",
+    }
+
+    with spans.exporting(settings, "a", logged.append):
+        assert spans._sink is None
+        ran = True
+
+    assert ran
+    assert logged == ["OpenTelemetry tracing is off: max_queue_size must be a positive integer."]
+
+
+class FailingSink:
+    """A sink whose every call fails, as a broken exporter would."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def event(self, event: object) -> None:
+        self.calls += 1
+        raise RuntimeError("exporter broke")
+
+    def phase_started(self, phase: str, issues: list[int]) -> None:
+        self.calls += 1
+        raise RuntimeError("exporter broke")
+
+
+def test_a_failing_sink_is_dropped_with_one_line_and_the_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    logged: list[str] = []
+    sink = FailingSink()
+    monkeypatch.setattr(spans, "_sink", sink)
+    monkeypatch.setattr(spans, "_log", logged.append)
+
+    with spans.phase("coding", [1]):
+        spans.event(CheckpointOpened(id="x-1", kind="issue_closure"))
+    spans.run_ended("done", Spend())
+
+    assert sink.calls == 1 and spans._sink is None
+    assert logged == ["OpenTelemetry tracing stopped: RuntimeError: exporter broke"]
