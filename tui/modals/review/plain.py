@@ -25,6 +25,7 @@ from common.schemas.checkpoint import (
 from common.schemas.coverage import gaps_line
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile
+from common.schemas.quality import SETTINGS_FILE
 from common.untrusted_text import printable, printable_line
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
@@ -68,6 +69,14 @@ class ProjectVerificationReview(ReviewScreen[ProjectVerificationCheckpoint]):
         if context.uncommitted:
             changed = "\n".join(f"  {printable_line(path)}" for path in context.uncommitted)
             yield Static(f"Uncommitted changes:\n{changed}", markup=False)
+        asked = [printable_line(server.summary()) for server in context.mcp_servers]
+        if context.sandbox_hosts:
+            asked.append(
+                f"the sandbox may reach {printable_line(', '.join(context.sandbox_hosts))}"
+            )
+        if asked:  # the repository's file widens the sandbox: a person approves it
+            lines = "\n".join(f"  {line}" for line in asked)
+            yield Static(f"{SETTINGS_FILE} asks for:\n{lines}", markup=False)
 
 
 class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
