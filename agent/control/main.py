@@ -4,7 +4,7 @@ Every error is one line on stderr and a non-zero exit status.
 
 Start-up is kept short: this module and :mod:`agent.control.parser` import the
 standard library and a few small modules of ``common``; the command's own module is
-imported only once the command is known (see :data:`agent.control.parser`'s table).
+imported only once the command is known (:mod:`agent.control.parser` names it).
 """
 
 from __future__ import annotations
