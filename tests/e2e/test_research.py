@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from agent.assets import asset_path
 from agent.control.demo import prepare_demo
 from agent.core.trace import trace_path
 from common.atomic import read_model
@@ -32,7 +33,7 @@ from tests.e2e.agents import REPO, finish, log_text
 
 pytestmark = pytest.mark.slow
 
-DEMO_PLAYBOOK = REPO / "demo" / "playbook.json"
+DEMO_PLAYBOOK = asset_path("demo", "playbook.json")
 ENRICHED = "enrichment: Add word_count"
 SEARCH_STEP = {
     "text": "Let me look up how others count words.",
