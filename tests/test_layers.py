@@ -84,9 +84,16 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+ASSET_PROJECTS = REPO / "agent" / "assets"
+"""Below it, the demo's and the eval cases' projects: data of ours, not our modules."""
+
+
 def our_modules() -> dict[str, Path]:
     return {
-        module_name(path): path for package in PACKAGES for path in (REPO / package).rglob("*.py")
+        module_name(path): path
+        for package in PACKAGES
+        for path in (REPO / package).rglob("*.py")
+        if path.parent == ASSET_PROJECTS or not path.is_relative_to(ASSET_PROJECTS)
     }
 
 
