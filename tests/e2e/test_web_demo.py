@@ -1,11 +1,12 @@
 """``harness demo --web`` end to end: the model checks its feature in a real browser.
 
-A real agent process on the web demo (auto-accept), sandboxed, with ``SEARXNG_URL``
-pointing at a local stand-in. The coding session serves the app in its sandbox, opens
-it with Playwright's MCP server driving Debian's Chromium, reads it and takes a
-screenshot. The run must end DONE; the trace must hold the browser's tool calls; the
-workspace a real PNG the harness took (signature, ``IHDR`` size), listed at
-issue_closure; the stand-in must have been queried and its result cited.
+``harness demo --web --auto-accept --wait`` as a person types it (a daemon of the test's
+own), sandboxed, with ``SEARXNG_URL`` pointing at a local stand-in. The coding session
+serves the app in its sandbox, opens it with Playwright's MCP server driving Debian's
+Chromium, reads it and takes a screenshot. The run must end DONE; the trace must hold
+the browser's tool calls; the workspace a real PNG the harness took (signature, ``IHDR``
+size), listed at issue_closure; the replay before the merge request must pass; the
+stand-in must have been queried and its result cited.
 """
 
 from __future__ import annotations
@@ -73,12 +74,32 @@ def run_web_demo(
     return files, time.monotonic() - started
 
 
-@pytest.mark.usefixtures("browser_installed")
+def harness_demo_web(root: Path, environ: dict[str, str]) -> tuple[WorkspaceFiles, float]:
+    """``harness demo --web --auto-accept --wait`` as a person types it (its own daemon in
+    the test's ``HARNESS_HOME``); the demo's workspace files and the command's wall time."""
+    started = time.monotonic()
+    command = ["demo", "--web", "--auto-accept", "--wait", "--dir", str(root)]
+    done = subprocess.run(
+        [sys.executable, "-m", "agent.control", *command],
+        cwd=REPO,
+        env={**os.environ, **environ},
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
+    seconds = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "agent_1: done" in done.stdout
+    return WorkspaceFiles(next((root / "notes-web" / ".claude-agent").iterdir())), seconds
+
+
+@pytest.mark.usefixtures("browser_installed", "daemon_home")
 def test_the_web_demo_checks_its_feature_in_the_browser_and_cites_its_research() -> None:
     service = StandIn(searxng)
-    root = Path(tempfile.mkdtemp(prefix="e2w-", dir="/tmp"))
+    root = Path(tempfile.mkdtemp(prefix="e2w-", dir="/tmp")) / "demo"
     try:
-        files, seconds = run_web_demo(root, {"SEARXNG_URL": service.url})
+        files, seconds = harness_demo_web(root, {"SEARXNG_URL": service.url})
     finally:
         service.close()
     print(f"web demo: {seconds:.1f} s")
@@ -107,5 +128,5 @@ def test_the_web_demo_checks_its_feature_in_the_browser_and_cites_its_research()
     # Before the merge request, the harness replayed the issue's check in a sandbox of its own.
     (check,) = read_model(files.state, AgentState).browser_checks
     assert [call.tool for call in check.calls] == ["browser_navigate", "browser_snapshot"]
-    whole_log = (files.logs / "e2e.log").read_text(errors="replace")
+    whole_log = "".join(p.read_text(errors="replace") for p in files.logs.glob("*.log"))
     assert "browser checks: 2 call(s) of 1 issue(s) pass again" in whole_log
