@@ -12,7 +12,7 @@ import os
 
 from agent.core import agit, trace
 from agent.core.browser.replay import replay
-from agent.core.browser.screenshots import collect, png_size
+from agent.core.browser.screenshots import collect, empty, png_size
 from agent.core.orchestrator import Run
 from common.schemas.browser_check import BrowserCheck
 from common.schemas.issue_work import IssueWork
@@ -25,6 +25,14 @@ def prompt_block(run: Run) -> str:
     """The coding prompt's browser paragraph, or nothing when the session has no browser."""
     browser = run.sessions.config.browser
     return browser.prompt_block() if browser is not None else ""
+
+
+async def clear_output(run: Run) -> None:
+    """Empty the browser's output folder before a session: what a session that failed
+    left there is never taken as the next one's screenshots."""
+    browser = run.sessions.config.browser
+    if browser is not None:
+        await agit.off_loop(empty, browser.output_dir)
 
 
 async def take_screenshots(run: Run, iid: int, session: int) -> list[str]:

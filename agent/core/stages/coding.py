@@ -148,6 +148,8 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     issue = await run.tracker.get_issue(iid)
     notes = notes_for_model(issue)
     git_log = await agit.git(project, "log", "--oneline", "-10")
+    if not seat.in_slot:  # slots share the folder: another slot's session may be writing
+        await browser_check.clear_output(run)
     reports, result = await run.session(
         f"coding #{iid} (session {work.sessions + 1})",
         "coding",
