@@ -136,7 +136,7 @@ def test_a_v2_state_written_mid_issue_keeps_its_issue_under_its_number() -> None
     added_since = {"slot", "closure_note", "browser_calls", "screenshots"}
     assert work.model_dump(mode="json", exclude=added_since) == raw["issue"]
     assert (work.slot, work.closure_note) == (None, None), "version 2: one issue at a time"
-    assert (work.browser_calls, work.screenshots) == ([], []), "a state from before the browser has none"
+    assert (work.browser_calls, work.screenshots) == ([], []), "none before the browser"
     assert state.phase is Phase.CODING and state.set_aside == [1]
 
 
