@@ -16,6 +16,7 @@ started ends when it ends.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shlex
 import shutil
@@ -141,6 +142,9 @@ class SessionSandbox:
         private = self.cli_path.parent
         socket = private / f"model-{self._entrances}.sock"
         bound = self.in_work_tree(work_tree)
+        if bound.writable and work_tree is not None:  # the slot's own browser output
+            inside = self.browser_output()
+            bound = replace(bound, writable=((self.browser_output_for(work_tree), inside),))
         model = Forward(entrances[0].port, socket)
         plan = replace(bound, forwards=(model, *self._gate_forwards()))
         wrapper = private / f"claude-{self._entrances}"
@@ -151,6 +155,18 @@ class SessionSandbox:
         """A new empty folder for the browser's output, in the agent's private folder
         (only that folder is bound into the sessions, never the private folder)."""
         folder = self.cli_path.parent / "browser-output"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return folder
+
+    def browser_output_for(self, work_tree: Path) -> Path:
+        """Where the browser's output of a session in ``work_tree`` lands outside: the
+        project's folder (:meth:`browser_output`), or one of a slot's own, so that
+        sessions side by side never take each other's screenshots."""
+        main = self.browser_output()
+        if work_tree == self.plan.project_dir:
+            return main
+        digest = hashlib.sha256(str(work_tree).encode()).hexdigest()[:12]
+        folder = main.with_name(f"{main.name}-{digest}")
         folder.mkdir(mode=0o700, exist_ok=True)
         return folder
 
@@ -172,7 +188,7 @@ class SessionSandbox:
         self.plan = replace(
             self.plan,
             read_only=(*self.plan.read_only, *shown),
-            writable=(*self.plan.writable, writable),
+            writable=(*self.plan.writable, (writable, writable)),
         )
         write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
 

@@ -84,9 +84,10 @@ class SandboxPlan:
     """Parts of the project that stay visible but not writable (``.git``)."""
     hidden_in_project: tuple[Path, ...] = ()
     """Parts of the project replaced by an empty read-only folder (the harness workspace)."""
-    writable: tuple[Path, ...] = ()
-    """More folders writable inside at their own path (the browser's output folder, which
-    the harness reads as hostile after the session)."""
+    writable: tuple[tuple[Path, Path], ...] = ()
+    """More folders writable inside, as (outside, inside) pairs: the browser's output
+    folder, which the harness reads as hostile after the session (a slot's session gets a
+    folder of its own outside, at the same place inside)."""
     forwards: tuple[Forward, ...] = ()
     network: bool = False
     """Share the host's network (``sandbox_network``); otherwise only the forwards."""
@@ -116,8 +117,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
         argv += ["--tmpfs", str(plan.scratch_home)]
     else:
         argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
-    for path in plan.writable:
-        argv += ["--bind", str(path), str(path)]
+    for outside, inside in plan.writable:
+        argv += ["--bind", str(outside), str(inside)]
     argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]

@@ -40,7 +40,8 @@ def prepare_browser(
         output = Path(tempfile.mkdtemp(prefix="harness-browser-"))
     else:
         output = sandbox.browser_output()
-    setup = BrowserSetup(install, spec.web, output)
+    outputs = sandbox.browser_output_for if sandbox is not None else None
+    setup = BrowserSetup(install, spec.web, output, outputs)
     if sandbox is not None:
         try:
             sandbox.show_browser(setup.read_only(), output)

@@ -10,6 +10,7 @@ session serves itself), no host network, no host port.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,13 @@ class BrowserSetup:
     output_dir: Path
     """Where the server saves screenshots and snapshots: writable inside the sandbox at
     its own path; the harness takes the screenshots out after each session."""
+    outputs: Callable[[Path], Path] | None = None
+    """Where that folder is outside for a session in a given work tree (a slot's is its
+    own); ``None``: :attr:`output_dir` for every session."""
+
+    def output_in(self, work_tree: Path) -> Path:
+        """The output folder outside of a session in ``work_tree``."""
+        return self.outputs(work_tree) if self.outputs is not None else self.output_dir
 
     def argv(self, output_dir: Path | None = None) -> list[str]:
         """The server's command line (run by the CLI, inside the sandbox); ``output_dir``

@@ -9,6 +9,7 @@ issue is done stays the gates' and the person's judgement, never the pictures'.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from agent.core import agit, trace
 from agent.core.browser.replay import replay
@@ -27,22 +28,23 @@ def prompt_block(run: Run) -> str:
     return browser.prompt_block() if browser is not None else ""
 
 
-async def clear_output(run: Run) -> None:
-    """Empty the browser's output folder before a session: what a session that failed
-    left there is never taken as the next one's screenshots."""
+async def clear_output(run: Run, work_tree: Path) -> None:
+    """Empty the browser's output folder of a session in ``work_tree`` before it starts:
+    what a session that failed left there is never taken as the next one's screenshots."""
     browser = run.sessions.config.browser
     if browser is not None:
-        await agit.off_loop(empty, browser.output_dir)
+        await agit.off_loop(empty, browser.output_in(work_tree))
 
 
-async def take_screenshots(run: Run, iid: int, session: int) -> list[str]:
+async def take_screenshots(run: Run, iid: int, session: int, work_tree: Path) -> list[str]:
     """Take the session's screenshots into the workspace (``issue-IID-sN-K.png``), trace
     each and log what was left out; returns their paths (none without a browser)."""
     browser = run.sessions.config.browser
     if browser is None:
         return []
     destination = run.files.root / SCREENSHOTS_DIR
-    found = await agit.off_loop(collect, browser.output_dir, destination, f"issue-{iid}-s{session}")
+    output = browser.output_in(work_tree)
+    found = await agit.off_loop(collect, output, destination, f"issue-{iid}-s{session}")
     for why in found.skipped:
         run.log(f"browser output of issue #{iid}: left out {why}")
     paths: list[str] = []

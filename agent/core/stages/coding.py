@@ -148,8 +148,7 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     issue = await run.tracker.get_issue(iid)
     notes = notes_for_model(issue)
     git_log = await agit.git(project, "log", "--oneline", "-10")
-    if not seat.in_slot:  # slots share the folder: another slot's session may be writing
-        await browser_check.clear_output(run)
+    await browser_check.clear_output(run, project)
     reports, result = await run.session(
         f"coding #{iid} (session {work.sessions + 1})",
         "coding",
@@ -170,7 +169,7 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     run.sessions_this_run += 1
     faultpoints.reached("coding.session_ended")
     session_number = work.sessions + 1
-    screenshots = await browser_check.take_screenshots(run, iid, session_number)
+    screenshots = await browser_check.take_screenshots(run, iid, session_number, project)
     if screenshots or result.browser_calls:
         with run.store.editing() as draft:
             browsed = seat.work(draft)
