@@ -23,6 +23,9 @@ SessionKind = Literal["initializer", "enrichment", "coding", "mr"]
 
 RESERVED_NAMES = frozenset({"harness"})
 """The harness's own in-process server; no entry may take its name (or its tools)."""
+BROWSER_SERVER = "browser"
+"""The built-in browser server's name (web projects' coding sessions): a user's entry of
+that name would be shadowed by it, so the user's lists refuse it."""
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:_[A-Za-z0-9-]+)*")
 MAX_NAME = 40
@@ -108,13 +111,19 @@ class McpServer(StrictModel):
 
 
 def unique_names(servers: list[McpServer]) -> list[McpServer]:
-    """``servers`` when no two share a name.
+    """``servers`` (a user's list: the spec's or ``.harness.json``'s) when no two share a
+    name and none takes the built-in browser's.
 
     Raises:
-        ValueError: the first name given twice.
+        ValueError: the first name given twice, or the browser's.
     """
     seen: set[str] = set()
     for server in servers:
+        if server.name.lower() == BROWSER_SERVER:
+            raise ValueError(
+                f"MCP server name {server.name!r} is the harness's built-in browser's "
+                "(a spec with a web section gets it)"
+            )
         if server.name in seen:
             raise ValueError(f"MCP server {server.name!r} is named twice")
         seen.add(server.name)

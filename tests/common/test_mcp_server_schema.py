@@ -114,6 +114,10 @@ def test_the_spec_reads_servers_and_hosts(tmp_path: Path) -> None:
             {"mcp_servers": [{"name": "a", "url": "http://x"}, {"name": "a", "command": ["y"]}]},
             "named twice",
         ),
+        (
+            {"mcp_servers": [{"name": "Browser", "url": "http://x"}]},
+            "is the harness's built-in browser's",
+        ),
     ],
 )
 def test_a_spec_that_cannot_hold_refuses_in_one_line(
@@ -134,6 +138,8 @@ def test_the_repository_file_takes_the_same_entries() -> None:
         RepoSettings.model_validate(
             {"mcp_servers": [{"name": "n", "command": ["x"]}, {"name": "n", "command": ["y"]}]}
         )
+    with pytest.raises(ValidationError, match="built-in browser's"):
+        RepoSettings.model_validate({"mcp_servers": [{"name": "browser", "command": ["x"]}]})
 
 
 def test_servers_of_a_kind_and_the_first_of_a_name_wins() -> None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.core.browser.install import BrowserInstall
-from common.schemas.mcp_server import McpServer
+from common.schemas.mcp_server import BROWSER_SERVER, McpServer
 from common.schemas.web import WebSettings
 
-SERVER = "browser"
+SERVER = BROWSER_SERVER
 """The built-in server's name: its tools reach the model as ``mcp__browser__<tool>``."""
 
 REPLAYED = frozenset(
