@@ -21,12 +21,14 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common.errors import HarnessError
 from common.paths import harness_home
 from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.checkpoint import AnyDecision, Checkpoint
+
+if TYPE_CHECKING:  # annotations only: signing needs no checkpoint schema built
+    from common.schemas.checkpoint import AnyDecision, Checkpoint
 
 KEY_NAME = "decision.key"
 KEY_BYTES = 32

@@ -30,7 +30,7 @@ from agent.daemon.procs import is_alive
 from agent.daemon.registry import Registry
 from agent.tracker.retry import FailureKind
 from common.paths import daemon_state_path
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.policy_counts import DenialClass

@@ -18,7 +18,7 @@ from pydantic import Field, model_serializer, model_validator
 
 from common.errors import HarnessError
 from common.schemas.base import StrictModel
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 
 Answer = Literal["approve", "ask"]
 ANSWERS: tuple[Answer, ...] = ("approve", "ask")

@@ -15,6 +15,7 @@ from pydantic import Field, RootModel, TypeAdapter, model_validator
 from common import dependencies
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.budget import Budgets
+from common.schemas.checkpoint_type import CheckpointType as CheckpointType
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
@@ -23,23 +24,6 @@ from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import FileChoice, Finding, FlaggedFile, OutboundSettings
 from common.schemas.sandbox_hosts import HostPort
 from common.schemas.spend import Spend
-
-
-class CheckpointType(StrEnum):
-    """The points where a human (or auto-accept) decides: the seed's eight, a budget, an
-    enrichment that changed an issue's scope, and an issue's branch that conflicts again."""
-
-    PROJECT_VERIFICATION = "project_verification"
-    SPEC_TO_ISSUES = "spec_to_issues"
-    ISSUE_ENRICHMENT = "issue_enrichment"
-    REGRESSION_APPROVAL = "regression_approval"
-    ISSUE_SELECTION = "issue_selection"
-    ISSUE_CLOSURE = "issue_closure"
-    MR_PHASE_TRANSITION = "mr_phase_transition"
-    MR_REVIEW = "mr_review"
-    BUDGET_REACHED = "budget_reached"
-    ENRICHMENT_SCOPE = "enrichment_scope"
-    MERGE_CONFLICT = "merge_conflict"
 
 
 class BudgetAction(StrEnum):

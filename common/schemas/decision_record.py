@@ -13,7 +13,7 @@ from datetime import datetime
 from pydantic import Field
 
 from common.schemas.base import StrictModel
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 
 
 class DecisionRecord(StrictModel):

@@ -18,7 +18,7 @@ from common.credentials import check_names
 from common.schemas.agent_state import Phase
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.coverage import SpecCoverage
 from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
 from common.schemas.exit_status import ExitState

@@ -12,7 +12,7 @@ and mr_review; everywhere else the reason is only logged with the decision
 
 from __future__ import annotations
 
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.workspace.kinds import KINDS
 from common.workspace.kinds.base import NEVER_READ
 

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from common.schemas.auto_accept import AutoAcceptRules, AutoAcceptRulesError, parse_rules
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 

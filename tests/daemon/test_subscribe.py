@@ -12,7 +12,7 @@ from agent.daemon.client import DaemonClient
 from agent.daemon.server import DaemonServer
 from common.errors import DaemonError, ProtocolError
 from common.schemas.agent_state import Phase
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 
 from .conftest import MakeSpec, make_supervisor

@@ -18,7 +18,7 @@ from agent.core import phases
 from agent.tracker.file import FileTracker
 from common.atomic import read_model, write_model
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.milestone import FileMilestone
 from common.workspace import git
 from tests.e2e.agents import (

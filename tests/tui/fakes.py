@@ -14,7 +14,7 @@ from pathlib import Path
 from common.errors import DaemonError
 from common.schemas.agent_state import Phase
 from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentEvent, AgentInfo
 from common.schemas.spec import AgentSpec

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agent.daemon.client import DaemonClient
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.notify import CheckpointTimeout
 from common.schemas.spec import AgentSpec

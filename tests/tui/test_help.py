@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from common.schemas.agent_state import Phase
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.daemon_state import AgentStatus
 from tests.tui import samples
 from tests.tui.fakes import agent_info

@@ -21,7 +21,7 @@ import pytest
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles, harness_home, workspace_dir
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.spec import AgentSpec
 from common.workspace import checkpoints
 from tests.tui.conftest import REPO_ROOT

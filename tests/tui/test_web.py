@@ -18,7 +18,7 @@ import pytest
 
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.spec import AgentSpec
 from common.workspace import checkpoints
 from tests.tui.browser import WAIT, Browser, find_chromium

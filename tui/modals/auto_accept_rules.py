@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from common.schemas.auto_accept import DEFAULT_KEY, Answer, AutoAcceptRules
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from common.untrusted_text import printable_line
 
 #: Why some types may still ask whatever their row says (:func:`waits_for_person`).

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from textual.screen import ModalScreen
 
-from common.schemas.checkpoint import CheckpointType
+from common.schemas.checkpoint_type import CheckpointType
 from tui.modals.review.base import ReviewScreen
 from tui.modals.review.choices import (
     BudgetReachedReview,
