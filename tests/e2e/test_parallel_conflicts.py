@@ -34,10 +34,11 @@ from watchfiles import awatch
 from agent.control import answer
 from agent.core.faultpoints import VARIABLE
 from agent.core.trace import read_trace, trace_path
-from common.atomic import read_model
+from common.atomic import read_model, read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint, MergeConflictCheckpoint
+from common.schemas.exit_status import AgentExit
 from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
@@ -99,7 +100,7 @@ def run_to_the_end(home: Path, spec: dict[str, object]) -> tuple[WorkspaceFiles,
 async def approve_what_waits(files: WorkspaceFiles) -> None:
     """Approve (the default) each checkpoint that waits for a person, until the agent
     run by the daemon ends."""
-    while (pending := await next_checkpoint(files, logged_its_end(files))) is not None:
+    while (pending := await next_checkpoint(files, has_ended(files))) is not None:
         answer.approve(files.root, None, None, checkpoint_id=pending.id)
 
 
@@ -271,9 +272,17 @@ async def next_checkpoint(
     return found if seen else await asyncio.wait_for(watch(), timeout)
 
 
-def logged_its_end(files: WorkspaceFiles) -> Callable[[], bool]:
-    """Whether the agent (run by the daemon) has logged its end."""
-    return lambda: "agent ended: " in all_logs(files)
+def has_ended(files: WorkspaceFiles) -> Callable[[], bool]:
+    """Whether the agent (run by the daemon) has written its exit status and its process
+    is gone: from then on the daemon's view (``harness status``) says how it ended. Its
+    log's last line comes a moment before both, and a fast ``harness status`` can ask
+    in between."""
+
+    def ended() -> bool:
+        exited = read_model_or_none(files.exit_status, AgentExit)
+        return exited is not None and not Path(f"/proc/{exited.pid}").exists()
+
+    return ended
 
 
 @pytest.mark.parametrize("choice", ["redo", "set_aside"])
@@ -293,7 +302,7 @@ async def test_a_second_conflict_stops_at_a_checkpoint_a_person_answers(
 
     asked: list[MergeConflictCheckpoint] = []
     shown = full = ""
-    while (pending := await next_checkpoint(files, logged_its_end(files))) is not None:
+    while (pending := await next_checkpoint(files, has_ended(files))) is not None:
         if isinstance(pending, MergeConflictCheckpoint):
             asked.append(pending)
             shown = harness("checkpoint", "agent_1").stdout
