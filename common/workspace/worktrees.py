@@ -15,6 +15,7 @@ conflicts are reported as escaped names and a bounded excerpt.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,13 @@ from pathlib import Path
 from common.errors import GitError
 from common.untrusted_text import printable
 from common.workspace import git, gitdirs, pathnames
+
+_ADMINISTRATION = threading.RLock()
+"""Held by every add, remove, prune and list of worktrees in this process. Git writes a
+new worktree's entry under ``.git/worktrees/`` file by file with no lock of its own, and
+``git worktree list`` fails on an entry half made ("failed to read …/commondir"): slots
+run their git in threads at the same time, so one slot's baseline being added must not
+meet another's listing."""
 
 CONFLICT_EXCERPT_CHARS = 8_000
 """How much of the conflicted diff a merge outcome carries (the session's feedback)."""
@@ -50,11 +58,12 @@ def add(repo: Path, path: Path, branch: str, base: str) -> None:
     if path.exists():
         raise GitError(f"worktree folder already exists: {pathnames.shown(bytes(path))}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if git.branch_exists(repo, branch):
-        args = ["worktree", "add", str(path), branch]
-    else:
-        args = ["worktree", "add", "-b", branch, str(path), base]
-    git.git(repo, *args, writable=(path.parent,))
+    with _ADMINISTRATION:
+        if git.branch_exists(repo, branch):
+            args = ["worktree", "add", str(path), branch]
+        else:
+            args = ["worktree", "add", "-b", branch, str(path), base]
+        git.git(repo, *args, writable=(path.parent,))
 
 
 def add_detached(repo: Path, path: Path, commit: str) -> None:
@@ -63,7 +72,8 @@ def add_detached(repo: Path, path: Path, commit: str) -> None:
     if path.exists():
         raise GitError(f"worktree folder already exists: {pathnames.shown(bytes(path))}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    git.git(repo, "worktree", "add", "--detach", str(path), commit, writable=(path.parent,))
+    with _ADMINISTRATION:
+        git.git(repo, "worktree", "add", "--detach", str(path), commit, writable=(path.parent,))
 
 
 def remove(repo: Path, path: Path) -> None:
@@ -74,17 +84,19 @@ def remove(repo: Path, path: Path) -> None:
     is gone but still known (a removal cut short), with the worktrees' folder in view,
     never as a habit that would forget another slot's worktree or the user's own.
     """
-    if path.exists():
-        git.git(repo, "worktree", "remove", "--force", str(path), writable=(path.parent,))
-        return
-    if path.absolute() in {known.absolute() for known in listed(repo)}:
-        area = (path.parent,) if path.parent.is_dir() else ()
-        git.git(repo, "worktree", "prune", writable=area)
+    with _ADMINISTRATION:
+        if path.exists():
+            git.git(repo, "worktree", "remove", "--force", str(path), writable=(path.parent,))
+            return
+        if path.absolute() in {known.absolute() for known in listed(repo)}:
+            area = (path.parent,) if path.parent.is_dir() else ()
+            git.git(repo, "worktree", "prune", writable=area)
 
 
 def listed(repo: Path) -> list[Path]:
     """The linked worktrees git knows for ``repo`` (the main work tree excluded)."""
-    out = git.git_bytes(repo, "worktree", "list", "--porcelain", "-z")
+    with _ADMINISTRATION:
+        out = git.git_bytes(repo, "worktree", "list", "--porcelain", "-z")
     paths = [
         Path(field.removeprefix(b"worktree ").decode(errors="surrogateescape"))
         for field in out.split(b"\0")

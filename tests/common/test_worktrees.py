@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -303,3 +304,40 @@ def test_a_link_named_like_the_workspace_in_a_worktree_does_not_stop_its_git(
     assert "four.py" in git.git(place, "show", "--stat", "HEAD")
     worktrees.remove(repo, place)
     assert not place.exists() and (tmp_path / "trees").is_dir()
+
+
+def test_worktrees_added_and_removed_while_another_thread_lists_them(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Slots run their git in threads: a baseline's worktree being added while another
+    slot lists the worktrees once failed the run ("failed to read …/commondir")."""
+    errors: list[GitError] = []
+    done = threading.Event()
+
+    def churn(number: int) -> None:
+        try:
+            for round_ in range(40):
+                place = tmp_path / "trees" / f"scratch-{number}-{round_}"
+                worktrees.add_detached(repo, place, "feature/x")
+                worktrees.remove(repo, place)
+        except GitError as e:
+            errors.append(e)
+
+    def watch() -> None:
+        try:
+            while not done.is_set():
+                worktrees.listed(repo)
+        except GitError as e:
+            errors.append(e)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    churners = [threading.Thread(target=churn, args=(n,)) for n in range(3)]
+    for thread in churners:
+        thread.start()
+    for thread in churners:
+        thread.join()
+    done.set()
+    watcher.join()
+    assert errors == []
+    assert worktrees.listed(repo) == []
