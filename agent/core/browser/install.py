@@ -5,10 +5,17 @@ from inside a sandbox that has no network. The package is installed once, outsid
 sandbox, with ``PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1`` (the browser is Debian's
 ``chromium``, never one downloaded by a postinstall) and ``--ignore-scripts``; the
 folder is then shown read-only inside each coding session's sandbox.
+
+Every package is pinned with its checksum: ``npm ci`` installs exactly the lockfile the
+harness ships (``agent/assets/browser/``: the server and the Playwright it names, each
+with its sha512), so a new release of any of them changes nothing until the lockfile
+does. To move to a newer server: change the version in ``package.json`` and
+:data:`VERSION`, then ``npm install --package-lock-only`` in that folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,11 +24,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.assets import asset_path
 from common.errors import HarnessError
 
 PACKAGE = "@playwright/mcp"
 VERSION = "0.0.83"
-"""Pinned exactly (``npm view @playwright/mcp version`` on 2026-11-27)."""
+"""Pinned exactly (``npm view @playwright/mcp version`` on 2026-11-27), with everything it
+needs, by the lockfile in :data:`LOCK_FOLDER`."""
+LOCK_FOLDER = asset_path("browser")
+"""``package.json`` and ``package-lock.json``: what ``npm ci`` installs, checksums included."""
 CACHE_VARIABLE = "HARNESS_TOOLS_CACHE"
 """Where the harness installs tools for sessions (default ``~/.cache/coding-harness``)."""
 CHROMIUM_VARIABLE = "HARNESS_CHROMIUM"
@@ -123,19 +134,29 @@ def ensure_installed(cache: Path | None = None) -> BrowserInstall:
     return done
 
 
+def locked_version(folder: Path = LOCK_FOLDER) -> str:
+    """The server's version the lockfile pins (a test keeps it equal to :data:`VERSION`)."""
+    lock = json.loads((folder / "package-lock.json").read_text())
+    return str(lock["packages"][f"node_modules/{PACKAGE}"]["version"])
+
+
 def _npm_install(npm: str, folder: Path) -> None:
-    argv = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
-    argv += ["--ignore-scripts", "--loglevel=error", f"{PACKAGE}@{VERSION}"]
+    """``npm ci`` of the shipped lockfile into ``folder``: exactly its packages, each
+    checked against its sha512, no install script run."""
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(LOCK_FOLDER / name, folder / name)
+    argv = [npm, "ci", "--prefix", str(folder), "--no-audit", "--no-fund"]
+    argv += ["--ignore-scripts", "--loglevel=error"]
     env = {**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
     try:
         done = subprocess.run(
             argv, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise BrowserUnavailable(f"npm install {PACKAGE}@{VERSION}: {e}") from e
+        raise BrowserUnavailable(f"npm ci {PACKAGE}@{VERSION}: {e}") from e
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise BrowserUnavailable(f"npm install {PACKAGE}@{VERSION} failed: {last}")
+        raise BrowserUnavailable(f"npm ci {PACKAGE}@{VERSION} failed: {last}")
 
 
 def main(argv: list[str] | None = None) -> int:
