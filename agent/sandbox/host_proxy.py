@@ -28,13 +28,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import urlsplit
 
 from agent.sandbox.allowlist import HostAllowlist
+from agent.sandbox.unix_server import UnixSocketServer, copy_stream
 from common.schemas.sandbox_hosts import split_host_port
 
-_CHUNK = 65536
 HEAD_LIMIT = 64 * 1024
 """The most a request's line and headers may take."""
 HEAD_TIMEOUT_S = 30.0
@@ -104,7 +103,7 @@ def _shown(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-class HostProxy:
+class HostProxy(UnixSocketServer):
     """``async with HostProxy(path, log):`` serves ``path`` until exit; :meth:`allow`
     sets the allowlist (empty at first: everything refused), :meth:`during` widens it by
     a session kind's hosts while a session of that kind runs."""
@@ -115,7 +114,7 @@ class HostProxy:
         log: Callable[[str], None],
         on_refusal: Callable[[], None] | None = None,
     ) -> None:
-        self.path = path
+        super().__init__(path, limit=HEAD_LIMIT)
         self.log = log
         self.on_refusal = on_refusal
         """Told of each refusal (the agent counts it in the workspace's policy counts)."""
@@ -128,8 +127,6 @@ class HostProxy:
         """Requests the allowlist refused since start (for the operator and the metrics)."""
         self.carried = 0
         """Connections made to a listed host since start."""
-        self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
 
     def allow(
         self, entries: Iterable[str], by_kind: Mapping[str, Iterable[str]] | None = None
@@ -171,43 +168,13 @@ class HostProxy:
                 parts.append(f"during {kind} sessions also {', '.join(hosts.entries())}")
         return "; ".join(parts)
 
-    async def __aenter__(self) -> HostProxy:
-        self._server = await asyncio.start_unix_server(
-            self._serve, path=str(self.path), limit=HEAD_LIMIT
-        )
-        self.path.chmod(0o600)
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(set(self._tasks))
-        if self._server is not None:
-            await self._server.wait_closed()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             await self._carry(reader, writer)
         except Refused as refusal:
             self._refuse(writer, refusal)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             pass  # the client went away: nothing to answer
-        finally:
-            writer.close()
-            self._tasks.discard(task)
 
     async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -230,7 +197,7 @@ class HostProxy:
                 await writer.drain()
             else:
                 up_writer.write(where.head)
-            await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer))
+            await asyncio.gather(copy_stream(reader, up_writer), copy_stream(up_reader, writer))
         finally:
             up_writer.close()
 
@@ -276,15 +243,3 @@ class HostProxy:
                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
                 + body
             )
-
-
-async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Copy until the end of ``reader``, then half-close ``writer``."""
-    try:
-        while data := await reader.read(_CHUNK):
-            writer.write(data)
-            await writer.drain()
-        if writer.can_write_eof():
-            writer.write_eof()
-    except (ConnectionError, OSError):
-        writer.close()
