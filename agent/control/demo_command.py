@@ -7,7 +7,6 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from agent.control import follow
@@ -25,6 +24,7 @@ from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from agent.tracker.factory import TOKEN_VARIABLE
 from common.atomic import read_model_or_none
+from common.environment import environment_for_block
 from common.errors import SpecError
 from common.paths import WorkspaceFiles, workspace_dir
 from common.schemas.agent_state import AgentState
@@ -77,7 +77,9 @@ async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
             print(f"GitLab: {target.api_url} project {target.project_path}")
         home = Path(tempfile.mkdtemp(prefix="hg", dir="/tmp"))
         stack.callback(shutil.rmtree, home, True)
-        stack.enter_context(_environment({"HARNESS_HOME": str(home), **target.environment()}))
+        stack.enter_context(
+            environment_for_block({"HARNESS_HOME": str(home), **target.environment()})
+        )
         print(
             f"this demo runs on its own daemon; answer its checkpoints with "
             f"HARNESS_HOME={home} harness approve agent_1 (or its TUI)"
@@ -89,20 +91,6 @@ async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
         print(_demo_summary(spec))
         print(await gitlab_report(spec, target))
         return code
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 async def _stop_private_daemon() -> None:

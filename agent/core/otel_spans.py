@@ -18,11 +18,9 @@ pipe and never reach a session), so they are set in it only while the parts are 
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,6 +30,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Span, StatusCode, set_span_in_context
 
+from common.environment import environment_for_block
 from common.schemas.spend import Spend
 from common.schemas.trace import (
     CheckpointOpened,
@@ -61,7 +60,7 @@ class OtelSpans:
         attributes: Attributes = {"harness.agent": agent}
         if "OTEL_SERVICE_NAME" not in settings:
             attributes["service.name"] = SERVICE_NAME
-        with _environment(settings):
+        with environment_for_block(settings):
             exporter = OTLPSpanExporter()
             self._provider = TracerProvider(resource=Resource.create(attributes))
             self._provider.add_span_processor(BatchSpanProcessor(exporter))
@@ -269,21 +268,6 @@ class OtelSpans:
     @staticmethod
     def _context(parent: Span | None) -> Any:
         return set_span_in_context(parent) if parent is not None else None
-
-
-@contextlib.contextmanager
-def _environment(settings: Mapping[str, str]) -> Iterator[None]:
-    """``settings`` in ``os.environ`` for the block only (the SDK reads them there)."""
-    saved = {name: os.environ.get(name) for name in settings}
-    os.environ.update(settings)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _endpoint(settings: Mapping[str, str]) -> str:
