@@ -16,13 +16,11 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import urlsplit
 
 from agent.core import presets
 from agent.core.session_retries import Sessions
 from common.schemas.agent_state import AgentState
 from common.schemas.mcp_server import McpServer, combined
-from common.schemas.sandbox_hosts import split_host_port
 from common.schemas.spec import AgentSpec
 
 
@@ -37,9 +35,6 @@ class HostAccess(Protocol):
 
     def hosts_during(self, kind: str) -> AbstractContextManager[None]:
         """Widens the allowlist by ``kind``'s hosts while the block runs."""
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def repo_entries(project_dir: Path) -> tuple[list[str], list[McpServer]]:
@@ -72,25 +67,10 @@ def unseen_paths(server: McpServer, project_dir: Path, visible: Iterable[Path]) 
     return unseen
 
 
-def url_host(url: str) -> str:
-    """``https://mcp.example.com/mcp`` → ``mcp.example.com:443``: what an HTTP MCP
-    server's URL needs the sandbox to reach (the CLI, inside, connects to it)."""
-    parts = urlsplit(url)
-    port = parts.port or _DEFAULT_PORTS[parts.scheme]
-    host = parts.hostname or ""
-    host, port = split_host_port(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
 def allowed_hosts(spec: AgentSpec, state: AgentState) -> tuple[str, ...]:
     """The ``host:port`` pairs every session and test gate may reach: the spec's and the
     repository's as approved (pure)."""
     return tuple(dict.fromkeys([*spec.sandbox_hosts, *state.repo_sandbox_hosts]))
-
-
-def server_hosts(server: McpServer) -> list[str]:
-    """What ``server`` needs the sandbox to reach: its ``hosts``, and its URL's host."""
-    return [*server.hosts, *([url_host(server.url)] if server.url is not None else [])]
 
 
 def hosts_by_kind(servers: Iterable[McpServer]) -> dict[str, tuple[str, ...]]:
@@ -99,7 +79,7 @@ def hosts_by_kind(servers: Iterable[McpServer]) -> dict[str, tuple[str, ...]]:
     by_kind: dict[str, list[str]] = {}
     for server in servers:
         for kind in server.sessions:
-            by_kind.setdefault(kind, []).extend(server_hosts(server))
+            by_kind.setdefault(kind, []).extend(server.reachable())
     return {kind: tuple(dict.fromkeys(hosts)) for kind, hosts in by_kind.items() if hosts}
 
 

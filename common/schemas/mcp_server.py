@@ -16,11 +16,12 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator, model_validator
 
 from common.schemas.base import StrictModel
-from common.schemas.sandbox_hosts import HostPort
+from common.schemas.sandbox_hosts import HostPort, split_host_port
 
 SessionKind = Literal["initializer", "enrichment", "coding", "mr"]
 """The kinds of session a server can be given to (the prompt templates' names)."""
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 RESERVED_NAMES = frozenset({"harness"})
 """The harness's own in-process server; no entry may take its name (or its tools)."""
 BROWSER_SERVER = "browser"
@@ -97,17 +98,32 @@ class McpServer(StrictModel):
         """``mcp__<name>__``: every tool of this server starts with it."""
         return f"mcp__{self.name}__"
 
+    def reachable(self) -> list[str]:
+        """The ``host:port`` pairs the sandbox may reach while a session that has this
+        server runs: its ``hosts``, and its URL's host (the CLI connects to it from
+        inside, and so can every command of those sessions)."""
+        if self.url is None:
+            return list(self.hosts)
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        host, port = split_host_port(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        return [*self.hosts, f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+
     def summary(self) -> str:
         """One line for the person (project_verification) and the log: what runs, for
-        whom, and what it may reach, as the entry says it (a repository's entry is its
-        text: shown escaped where it is shown)."""
+        whom, and what the sandbox may reach meanwhile, as the entry says it (a
+        repository's entry is its text: shown escaped where it is shown)."""
         if self.command is not None:
             what = f"runs `{' '.join(self.command)}` in the sandbox"
         else:
             what = f"is reached at {self.url}"
-        hosts = ", ".join(self.hosts) or "no host"
+        reach = ", ".join(self.reachable()) or "nothing outside it"
         kinds = ", ".join(self.sessions)
-        return f"MCP server {self.name} {what}, for {kinds} sessions; it may reach {hosts}"
+        return (
+            f"MCP server {self.name} {what}, for {kinds} sessions; "
+            f"while they run, the sandbox may reach {reach}"
+        )
 
 
 def unique_names(servers: list[McpServer]) -> list[McpServer]:

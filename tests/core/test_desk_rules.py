@@ -166,6 +166,6 @@ def test_what_the_repository_asks_of_the_sandbox_is_shown_to_the_person() -> Non
     shown = render_checkpoint(repository_widens_the_sandbox())
     assert (
         ".harness.json:  MCP server notes runs `python3 notes.py` in the sandbox, for coding "
-        "sessions; it may reach pypi.org:443"
+        "sessions; while they run, the sandbox may reach pypi.org:443"
     ) in shown
     assert ".harness.json:  the sandbox may reach files.pythonhosted.org:443" in shown

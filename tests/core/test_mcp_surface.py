@@ -9,7 +9,7 @@ import pytest
 
 from agent.core.hooks import ToolPolicy
 from agent.core.mcp_servers import failed_servers, sdk_config
-from agent.core.network_access import allowed_hosts, hosts_by_kind, unseen_paths, url_host
+from agent.core.network_access import allowed_hosts, hosts_by_kind, unseen_paths
 from agent.core.toolset import check_offered, surface_for, unexpected_tools, with_servers
 from agent.core.trace_session import kind_of
 from common.errors import SessionError
@@ -88,11 +88,11 @@ def test_the_cli_gets_a_stdio_server_as_argv_and_env_and_a_url_as_http() -> None
 def test_a_server_is_described_in_one_line_for_the_person() -> None:
     assert NOTES.summary() == (
         "MCP server notes runs `python3 notes.py` in the sandbox, for coding sessions; "
-        "it may reach no host"
+        "while they run, the sandbox may reach nothing outside it"
     )
     assert DOCS.summary() == (
         "MCP server docs is reached at https://docs.example/mcp, for enrichment, coding "
-        "sessions; it may reach cdn.example:443"
+        "sessions; while they run, the sandbox may reach cdn.example:443, docs.example:443"
     )
 
 
@@ -115,7 +115,7 @@ def test_servers_the_cli_could_not_start_are_named() -> None:
     ],
 )
 def test_a_url_servers_host_is_what_the_sandbox_must_reach(url: str, host: str) -> None:
-    assert url_host(url) == host
+    assert McpServer(name="s", url=url).reachable() == [host]
 
 
 def test_the_allowlist_is_the_spec_and_the_approved_file(tmp_path: Path) -> None:

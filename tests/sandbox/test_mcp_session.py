@@ -23,7 +23,7 @@ import pytest
 
 from agent.core import prompts
 from agent.core.log import AgentLog
-from agent.core.network_access import hosts_by_kind, server_hosts
+from agent.core.network_access import hosts_by_kind
 from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import surface_for, with_servers
@@ -114,7 +114,7 @@ async def run_with_server(
                     AgentLog(out),
                 )
             assert box.hosts is not None
-            for host in server_hosts(server):
+            for host in server.reachable():
                 name, port = split_host_port(host)
                 (after if after is not None else []).append(
                     str(box.hosts.allowlist.refusal(name, port))
