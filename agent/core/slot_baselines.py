@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 from pathlib import Path
 
 from agent.core import agit, slot_links
@@ -84,18 +83,7 @@ async def drop(run: Run, worktree: Path) -> None:
 
 async def remove_scratch(run: Run, worktree: Path) -> None:
     """Remove the scratch worktree of ``worktree``'s baseline, if there is one."""
-    await agit.off_loop(_remove, run.spec.project_dir, scratch_for(worktree))
-
-
-def _remove(project: Path, scratch: Path) -> None:
-    if scratch.exists() and not _listed(project, scratch):
-        shutil.rmtree(scratch)  # a copy git never finished making (a kill): not a worktree
-        return
-    worktrees.remove(project, scratch)
-
-
-def _listed(project: Path, folder: Path) -> bool:
-    return folder.resolve() in {path.resolve() for path in worktrees.listed(project)}
+    await agit.off_loop(worktrees.remove, run.spec.project_dir, scratch_for(worktree))
 
 
 async def _measure(run: Run, worktree: Path, commit: str | None) -> TestRun | None:

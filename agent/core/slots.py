@@ -190,12 +190,13 @@ def _work_left_out(project: Path, shas: list[str]) -> bool:
 
 
 async def _is_worktree(project: Path, folder: Path) -> bool:
-    """Whether ``folder`` is one of the project's worktrees (a resumed agent's)."""
-    return await agit.off_loop(_listed, project, folder)
+    """Whether ``folder`` is one of the project's worktrees, made whole (a resumed
+    agent's; one whose add a kill cut short is removed and made again)."""
+    return await agit.off_loop(_ready, project, folder)
 
 
-def _listed(project: Path, folder: Path) -> bool:
-    return folder.resolve() in {path.resolve() for path in worktrees.listed(project)}
+def _ready(project: Path, folder: Path) -> bool:
+    return folder.resolve() in {path.resolve() for path in worktrees.ready(project)}
 
 
 async def _tests(run: Run, folder: Path) -> TestRun | None:

@@ -15,6 +15,7 @@ conflicts are reported as escaped names and a bounded excerpt.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,31 +80,80 @@ def add_detached(repo: Path, path: Path, commit: str) -> None:
 def remove(repo: Path, path: Path) -> None:
     """Remove the worktree at ``path`` (whatever it holds) and forget it; absent: nothing.
 
+    The harness never locks a worktree, so a lock is git's own "initializing" left by an
+    add a kill cut short: ``--force`` twice removes it all the same. Such an add may not
+    have written the folder's ``.git`` file yet, and git refuses to remove what it cannot
+    validate; the harness then deletes its own folder itself (never following a link).
+
     Git's jail shows only the repository and the folders named to it, and a prune that
     cannot see a worktree forgets it: so the harness prunes only when ``path`` itself
-    is gone but still known (a removal cut short), with the worktrees' folder in view,
-    never as a habit that would forget another slot's worktree or the user's own.
+    is gone but still known (a removal or an add cut short), with the worktrees' folder
+    in view, never as a habit that would forget another slot's worktree or the user's own.
     """
     with _ADMINISTRATION:
         if path.exists():
-            git.git(repo, "worktree", "remove", "--force", str(path), writable=(path.parent,))
-            return
-        if path.absolute() in {known.absolute() for known in listed(repo)}:
+            try:
+                git.git(
+                    repo,
+                    "worktree",
+                    "remove",
+                    "--force",
+                    "--force",
+                    str(path),
+                    writable=(path.parent,),
+                )
+                return
+            except GitError:
+                if (path / ".git").exists():
+                    raise
+                shutil.rmtree(path)  # an add cut before its .git file: nothing to validate
+        known = {entry.path.absolute(): entry for entry in _entries(repo)}
+        entry = known.get(path.absolute())
+        if entry is not None:
             area = (path.parent,) if path.parent.is_dir() else ()
+            if entry.locked:  # a locked entry is never pruned
+                git.git(repo, "worktree", "unlock", str(path), writable=area)
             git.git(repo, "worktree", "prune", writable=area)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One linked worktree as ``git worktree list --porcelain`` describes it."""
+
+    path: Path
+    locked: bool
+
+
+def _entries(repo: Path) -> list[_Entry]:
+    """The linked worktrees git knows for ``repo`` (the main work tree excluded)."""
+    with _ADMINISTRATION:
+        out = git.git_bytes(repo, "worktree", "list", "--porcelain", "-z")
+    entries: list[_Entry] = []
+    for record in out.split(b"\0\0"):
+        fields = record.strip(b"\0").split(b"\0")
+        if not fields[0].startswith(b"worktree "):
+            continue
+        path = Path(fields[0].removeprefix(b"worktree ").decode(errors="surrogateescape"))
+        locked = any(field == b"locked" or field.startswith(b"locked ") for field in fields)
+        entries.append(_Entry(path, locked))
+    main = repo.resolve()
+    return [entry for entry in entries if entry.path.resolve() != main]
 
 
 def listed(repo: Path) -> list[Path]:
     """The linked worktrees git knows for ``repo`` (the main work tree excluded)."""
-    with _ADMINISTRATION:
-        out = git.git_bytes(repo, "worktree", "list", "--porcelain", "-z")
-    paths = [
-        Path(field.removeprefix(b"worktree ").decode(errors="surrogateescape"))
-        for field in out.split(b"\0")
-        if field.startswith(b"worktree ")
+    return [entry.path for entry in _entries(repo)]
+
+
+def ready(repo: Path) -> list[Path]:
+    """The linked worktrees whose making finished: not locked (the harness locks none; git
+    locks one while it adds it) and with their ``.git`` file. Another one is what a kill
+    left of an add, to be removed and made again, never worked in."""
+    return [
+        entry.path
+        for entry in _entries(repo)
+        if not entry.locked and (entry.path / ".git").is_file()
     ]
-    main = repo.resolve()
-    return [path for path in paths if path.resolve() != main]
 
 
 def merge(repo: Path, branch: str, message: str, identity: Sequence[str] = ()) -> MergeOutcome:

@@ -341,3 +341,31 @@ def test_worktrees_added_and_removed_while_another_thread_lists_them(
     watcher.join()
     assert errors == []
     assert worktrees.listed(repo) == []
+
+
+def cut_add(repo: Path, place: Path, *, dot_git_written: bool) -> None:
+    """What a kill during ``git worktree add`` leaves: the entry registered and locked
+    ("initializing"), the folder there, its ``.git`` file written or not yet."""
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    folders = gitdirs.git_folders(place)
+    assert folders is not None
+    (folders.git_dir / "locked").write_text("initializing\n")
+    if not dot_git_written:
+        (place / ".git").unlink()
+
+
+@pytest.mark.parametrize("dot_git_written", [True, False])
+def test_a_worktree_whose_add_was_killed_is_not_ready_and_is_made_again(
+    repo: Path, tmp_path: Path, dot_git_written: bool
+) -> None:
+    place = tmp_path / "trees" / "issue-1"
+    cut_add(repo, place, dot_git_written=dot_git_written)
+    assert [p.resolve() for p in worktrees.listed(repo)] == [place.resolve()]
+    assert worktrees.ready(repo) == []
+
+    worktrees.remove(repo, place)
+    assert not place.exists()
+    assert worktrees.listed(repo) == []
+    worktrees.add(repo, place, "feature/x-issue-1", "feature/x")
+    assert [p.resolve() for p in worktrees.ready(repo)] == [place.resolve()]
+    assert sh_git(place, "rev-parse", "--abbrev-ref", "HEAD") == "feature/x-issue-1"
