@@ -86,6 +86,23 @@ def test_a_png_without_a_real_size_is_left_out(
     assert collect(out, dest, "issue-1-s1").skipped == [why]
 
 
+@pytest.mark.parametrize(("width", "height"), [(65_535, 65_535), (16_385, 10), (8_000, 8_000)])
+def test_a_png_declaring_a_huge_image_is_left_out(
+    folders: tuple[Path, Path], width: int, height: int
+) -> None:
+    """A small file whose header declares gigapixels would cost the person's viewer
+    gigabytes when they open the listed screenshot."""
+    out, dest = folders
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    ihdr = struct.pack(">I", len(header)) + b"IHDR" + header + struct.pack(">I", 0)
+    (out / "bomb.png").write_bytes(PNG_SIGNATURE + ihdr)  # only the header is read
+    found = collect(out, dest, "issue-1-s1")
+    assert found.saved == []
+    assert found.skipped == [
+        f"a PNG that declares {width} × {height} pixels (no screenshot is that big)"
+    ]
+
+
 def test_an_oversized_file_is_left_out(
     folders: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,12 @@ from pathlib import Path
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_BYTES = 8 * 1024 * 1024
 """A 1280×720 screenshot is 10–200 KB; a full page of a long app a few MB."""
+MAX_SIDE = 16_384
+"""Chromium's own limit for a screenshot's width or height."""
+MAX_PIXELS = 40_000_000
+"""A full page 1,280 wide and 16,384 tall is 21 million pixels. A PNG's size is its
+header's word: a 0.5 MB file can declare 65,535 × 65,535 and cost the person's image
+viewer 16 GiB when they open it (measured: such a file was taken before this bound)."""
 MAX_COUNT = 20
 """Per session: enough for every feature checked, few enough to review."""
 MAX_ENTRIES = 1000
@@ -100,8 +106,15 @@ def _read_png(folder: Path, name: str) -> tuple[bytes | None, str]:
         head = os.read(fd, 24)
         if not head.startswith(PNG_SIGNATURE):
             return None, ""
-        if png_size(head) is None:
+        size = png_size(head)
+        if size is None:
             return None, "a file with the PNG signature but no image size"
+        width, height = size
+        if max(width, height) > MAX_SIDE or width * height > MAX_PIXELS:
+            return (
+                None,
+                f"a PNG that declares {width} × {height} pixels (no screenshot is that big)",
+            )
         if info.st_size > MAX_BYTES:
             return None, f"a screenshot over {MAX_BYTES // (1024 * 1024)} MB"
         rest = os.read(fd, MAX_BYTES + 1 - len(head))
