@@ -3,7 +3,7 @@
 Usage: ``.venv/bin/python -m benchmarks.checkpoint_latency [--decisions 60]``
 
 A separate process answers each checkpoint the way the CLI or the TUI does
-(``agent.control.answer.approve``: lock, read, atomic write) and stamps the moment
+(``common.workspace.answer.approve``: lock, read, atomic write) and stamps the moment
 the write completed; the agent side waits with ``wait_for_decision`` (watchfiles)
 and stamps the moment it returned. The seed polled every 5 s, so its expected
 delay is 2.5 s on average: the ratio is printed against that.
@@ -31,7 +31,7 @@ ANSWERER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from agent.control.answer import approve
+    from common.workspace.answer import approve
     workspace = Path(sys.argv[1])
     for line in sys.stdin:
         time.sleep(0.02)  # let the waiter settle into its watch

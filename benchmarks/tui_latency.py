@@ -38,7 +38,6 @@ import threading
 import time
 from pathlib import Path
 
-from agent.control.answer import approve
 from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
@@ -48,6 +47,7 @@ from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransi
 from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import NotifySettings, TuiSettings
 from common.workspace import checkpoints
+from common.workspace.answer import approve
 
 REPO = Path(__file__).resolve().parents[1]
 COLUMNS, ROWS = 120, 36

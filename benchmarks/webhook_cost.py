@@ -4,7 +4,7 @@ live receiver, a closed port, a receiver that answers 500 and one that never ans
 Usage: ``.venv/bin/python -m benchmarks.webhook_cost [--checkpoints 20]``
 
 A real run's desk on a fresh file-mode workspace asks ``--checkpoints`` checkpoints one
-after another; each is answered the way the CLI answers (``agent.control.answer``) as
+after another; each is answered the way the CLI answers (``common.workspace.answer``) as
 soon as it is pending. Printed per receiver: the median and worst time from ask to
 decision, and the event loop's worst lag while it ran (a ticker every 10 ms). A dead
 receiver must cost nothing measurable: the POSTs run in threads, never on the loop.
@@ -24,10 +24,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from agent.control import answer
 from agent.core.webhook import Webhook
 from common.schemas.checkpoint import CheckpointType, MrPhaseTransitionCheckpoint
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import mr_transition
 from tests.core.runs import make_run
 

@@ -1,6 +1,6 @@
 """``harness approve`` and ``harness reject``: answer what an agent waits for.
 
-The answer is written to the agent's workspace (signed, :mod:`agent.control.answer`);
+The answer is written to the agent's workspace (signed, :mod:`common.workspace.answer`);
 the agent acts as soon as it sees the file, so the time from the command typed to the
 agent acting is mostly this module's start-up: it imports the daemon's client and the
 workspace protocol, nothing else (no log follower, no checkpoint rendering).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from agent.control import answer
 from agent.control.agent_info import agent_info
+from common.workspace import answer
 
 
 async def cmd_approve(args: argparse.Namespace) -> int:

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.daemon.procs import started_at
 from common.errors import CheckpointError, NewCheckpointError
 from common.paths import WorkspaceFiles
 from common.schemas.base import utc_now
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import closure
 
 ROUNDS = 100

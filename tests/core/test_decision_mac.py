@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core.orchestrator import Run
 from agent.core.policy.audit import read_counts
 from common import decision_mac
@@ -22,7 +21,7 @@ from common.schemas.checkpoint import (
     MrPhaseTransitionCheckpoint,
     MrPhaseTransitionContext,
 )
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.setup import set_auto_accept
 from tests.core.runs import logged, make_run
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core.decision_record import DecisionRecorder, choice_words, record_of
 from agent.core.stages.coding import notes_for_model
 from agent.tracker.decision_text import (
@@ -43,7 +42,7 @@ from common.schemas.decision_record import DecisionRecord
 from common.schemas.issues import IssueNote, TrackedIssue
 from common.schemas.milestone import FileMilestone
 from common.schemas.outbound import FileChoice
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import closure, mr_transition
 from tests.core.runs import logged, make_run
 

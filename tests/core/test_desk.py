@@ -1,7 +1,7 @@
 """The checkpoint desk: asks from several coroutines (slots) open one checkpoint at a time.
 
 A real run's desk on a workspace, decisions signed by the real client code
-(:mod:`agent.control.answer`), as a person's would be.
+(:mod:`common.workspace.answer`), as a person's would be.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.control import answer
 from agent.core.orchestrator import Run
 from common.schemas.checkpoint import Checkpoint, CheckpointType
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import selection
 from tests.core.runs import make_run
 from tests.core.test_decision_mac import transition

@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core.orchestrator import Run
 from common.schemas.auto_accept import parse_rules
 from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
 from common.schemas.mcp_server import McpServer
 from common.schemas.outbound import FlaggedFile
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.decisions import waits_for_person
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import set_auto_accept

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core import integrity
 from agent.core.desk import StopRun
 from agent.core.orchestrator import Run
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.runs import logged, make_run, sh_git
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core import integrity
 from agent.core.desk import StopRun
 from agent.core.orchestrator import Run
@@ -25,7 +24,7 @@ from common.atomic import read_model_or_none
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.schemas.sandbox_layout import SandboxLayout
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.decisions import waits_for_person
 from common.workspace.setup import set_auto_accept
 from tests.core.runs import logged, make_run

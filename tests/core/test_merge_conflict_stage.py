@@ -2,7 +2,7 @@
 
 Through real git (the project, its worktrees, the merges) and the file tracker, the model
 stood in for by :class:`tests.core.test_parallel_stage.Model`, the checkpoints answered
-by the real client code (:mod:`agent.control.answer`) as a person's would be: every
+by the real client code (:mod:`common.workspace.answer`) as a person's would be: every
 other checkpoint with its default, the merge_conflict ones as each test says.
 
 The second conflict is forced as in the end-to-end test: once #2 is redone on top of #1,
@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from agent.control import answer
 from agent.core import faultpoints
 from agent.core.desk import StopRun
 from agent.core.log import AgentLog
@@ -36,7 +35,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.issue_slot import SlotStep
 from common.schemas.issues import SET_ASIDE_LABEL
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.diff_text import diff_lines
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import set_auto_accept

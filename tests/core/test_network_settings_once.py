@@ -10,11 +10,10 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from agent.control import answer
 from agent.core.stages.initializer import project_verification
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.runs import make_run
 
 

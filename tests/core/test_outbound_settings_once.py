@@ -8,11 +8,10 @@ import asyncio
 import json
 from pathlib import Path
 
-from agent.control import answer
 from agent.core.stages.initializer import project_verification
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.runs import make_run
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core.desk import StopRun
 from agent.core.orchestrator import Run
 from agent.core.stages import selection
@@ -21,6 +20,7 @@ from common.errors import CheckpointError
 from common.schemas.checkpoint import IssueSelectionCheckpoint
 from common.schemas.issue_slot import SlotStep
 from common.schemas.issues import IssueDraft, TrackedIssue
+from common.workspace import answer
 from tests.core.runs import make_run
 from tests.core.test_desk import pending_id, until
 

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.core import faultpoints, slots
 from agent.core.orchestrator import Run
 from agent.core.project_env import ProjectEnv
 from common import paths
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.issue_slot import SlotStep
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import selection
 from tests.core.runs import make_run, sh_git
 from tests.core.test_desk import pending_id, until

@@ -1,7 +1,7 @@
 """The webhook channel and checkpoint timeouts on a real desk, to a real local receiver.
 
 The receiver is :mod:`http.server` on 127.0.0.1 (port 0) in a thread; decisions by a
-person are signed by the real client code (:mod:`agent.control.answer`).
+person are signed by the real client code (:mod:`common.workspace.answer`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agent.control import answer
 from agent.core.desk import StopRun
 from agent.core.stages.initializer import project_verification
 from agent.core.webhook import (
@@ -41,7 +40,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import Finding, FindingKind, FlaggedFile
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.decisions import default_decision, reject_decision
 from tests.core.checkpoint_samples import budget, closure, mr_transition, regression
 from tests.core.runs import logged, make_run

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.model.playbook import load_playbook
 from agent.model.server import PlaybookServer
 from common.atomic import read_model
@@ -34,7 +33,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
 )
 from common.schemas.milestone import FileMilestone
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import REPO, finish, log_text, next_pending, start_agent
 from tests.e2e.test_project_env import calc_project, local_spec

@@ -18,12 +18,11 @@ from typing import Any
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from agent.model.playbook import DEMO_PLAYBOOK
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import IssueClosureCheckpoint
-from common.workspace import git
+from common.workspace import answer, git
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import log_text, next_pending, start_agent

@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts
 from agent.core.trace import read_trace, trace_path
@@ -35,6 +34,7 @@ from common.schemas.agent_state import AgentState, Phase
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import BudgetReachedCheckpoint
 from common.schemas.trace import ModelRequest
+from common.workspace import answer
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 from tests.e2e.test_budget import PRICED_MODEL, start_priced_agent

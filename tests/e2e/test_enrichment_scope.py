@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from agent.core.faultpoints import VARIABLE
 from common.atomic import read_model
@@ -28,7 +27,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import AgentSpec
-from common.workspace import checkpoints, git
+from common.workspace import answer, checkpoints, git
 from common.workspace.diff_text import diff_lines
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import prepare_workspace

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from agent.control import answer
 from common.atomic import read_model
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
@@ -18,7 +17,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.exit_status import AgentExit
 from common.schemas.milestone import FileMilestone
-from common.workspace import checkpoints, git
+from common.workspace import answer, checkpoints, git
 from tests.e2e.agents import demo_workspace, finish, log_text, next_pending, start_agent
 
 pytestmark = pytest.mark.slow

@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts
 from agent.core.trace import trace_path
@@ -33,7 +32,7 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
-from common.workspace import git
+from common.workspace import answer, git
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 from tests.sandbox.test_host_proxy import outward_address

@@ -31,7 +31,6 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
-from agent.control import answer
 from agent.core.faultpoints import VARIABLE
 from agent.core.trace import read_trace, trace_path
 from common.atomic import read_model, read_model_or_none
@@ -43,7 +42,7 @@ from common.schemas.issues import SET_ASIDE_LABEL
 from common.schemas.milestone import FileMilestone
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
 from common.schemas.trace import SessionStart
-from common.workspace import checkpoints, git
+from common.workspace import answer, checkpoints, git
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, harness, log_text, start_agent
 from tests.e2e.test_project_env import calc_project, local_spec

@@ -76,7 +76,6 @@ from typing import Any
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts, summarize
 from agent.core.trace import read_trace, trace_path
@@ -92,7 +91,7 @@ from common.schemas.checkpoint import (
 from common.schemas.trace import ModelRequest
 from common.schemas.workspace import WorkspaceInfo
 from common.untrusted_text import MODEL_MARK, printable_line
-from common.workspace import checkpoints, git
+from common.workspace import answer, checkpoints, git
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent

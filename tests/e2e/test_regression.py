@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from common.atomic import read_model
 from common.errors import CheckpointError
@@ -22,7 +21,7 @@ from common.schemas.checkpoint import (
     RegressionApprovalCheckpoint,
 )
 from common.schemas.milestone import FileMilestone
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 

@@ -10,12 +10,11 @@ import sys
 
 import pytest
 
-from agent.control import answer
 from common.atomic import read_model
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.milestone import FileMilestone
-from common.workspace import checkpoints, git
+from common.workspace import answer, checkpoints, git
 from tests.e2e.agents import (
     demo_workspace,
     finish,

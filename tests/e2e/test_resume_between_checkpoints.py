@@ -13,14 +13,13 @@ import signal
 
 import pytest
 
-from agent.control import answer
 from agent.core import phases
 from agent.tracker.file import FileTracker
 from common.atomic import read_model, write_model
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.milestone import FileMilestone
-from common.workspace import git
+from common.workspace import answer, git
 from tests.e2e.agents import (
     demo_workspace,
     finish,

@@ -21,14 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.control.demo import prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
 from common.schemas.spec import AgentSpec
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.setup import prepare_workspace
 from tests.e2e.agents import finish, log_text, next_pending, start_agent
 

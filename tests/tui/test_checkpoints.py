@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
@@ -24,7 +23,7 @@ from common.schemas.checkpoint import (
 )
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.protocol import AgentInfo
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import (

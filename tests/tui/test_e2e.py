@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 from textual import events
 
-from agent.control import answer
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
@@ -24,7 +23,7 @@ from common.schemas.checkpoint import (
 from common.schemas.daemon_state import AgentStatus
 from common.schemas.spec import AgentSpec
 from common.schemas.tui_settings import TuiSettings
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from common.workspace.setup import load_info
 from tests.tui.helpers import DIALOG_TESTS, dialog, log_lines, status_text, wait_until
 from tui.app import HarnessApp

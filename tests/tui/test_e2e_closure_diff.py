@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.control import answer
 from agent.daemon.client import DaemonClient
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
@@ -22,7 +21,7 @@ from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
 )
 from common.schemas.spec import AgentSpec
-from common.workspace import checkpoints
+from common.workspace import answer, checkpoints
 from tests.e2e.agents import harness
 from tests.tui.helpers import DIALOG_TESTS, dialog, wait_until
 from tests.tui.test_e2e import AGENT_WAIT, tui, waiting_at

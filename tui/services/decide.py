@@ -1,6 +1,6 @@
 """Answering a checkpoint from the TUI, exactly as ``harness approve`` / ``reject`` do.
 
-Decisions go through :mod:`agent.control.answer` (signed ``tui:<user>``) and name
+Decisions go through :mod:`common.workspace.answer` (signed ``tui:<user>``) and name
 the checkpoint the person was shown, so a key pressed on a dialog whose checkpoint
 was just decided elsewhere raises :class:`~common.errors.AlreadyDecidedError`
 instead of deciding the agent's next checkpoint.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from agent.control import answer as answers
 from common.schemas.checkpoint import AnyDecision, Checkpoint
+from common.workspace import answer as answers
 from tui.services.pending import Waiting
 
 #: How the TUI signs its decisions (``tui:<user>``).
