@@ -1,36 +1,38 @@
 """``harness approve`` and ``harness reject``: answer what an agent waits for.
 
-The answer is written to the agent's workspace (signed, :mod:`common.workspace.answer`);
-the agent acts as soon as it sees the file, so the time from the command typed to the
-agent acting is mostly this module's start-up: it imports the daemon's client and the
-workspace protocol, nothing else (no log follower, no checkpoint rendering).
+The daemon signs and writes the answer (:mod:`agent.daemon.answer_client`); the agent
+acts as soon as it sees the file. So the time from the command typed to the agent
+acting is mostly this command's start-up, and this module imports the standard
+library's socket and json and nothing else: no schema, no event loop.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from agent.control.agent_info import agent_info
-from common.workspace import answer
+from agent.daemon.answer_client import Answer, Answered, send
 
 
-async def cmd_approve(args: argparse.Namespace) -> int:
-    info = await agent_info(args.agent)
-    decided = answer.approve(
-        info.workspace,
-        args.choice,
-        args.reason,
-        checkpoint_id=args.checkpoint,
-        not_after=args.started,
-    )
-    print(f"{info.name}: {decided.type.value} approved")
+def cmd_approve(args: argparse.Namespace) -> int:
+    reply = _send(args, approve=True, choice=args.choice)
+    print(f"{reply.agent}: {reply.checkpoint_type} approved")
     return 0
 
 
-async def cmd_reject(args: argparse.Namespace) -> int:
-    info = await agent_info(args.agent)
-    decided = answer.reject(
-        info.workspace, args.reason, checkpoint_id=args.checkpoint, not_after=args.started
-    )
-    print(f"{info.name}: {decided.type.value} rejected")
+def cmd_reject(args: argparse.Namespace) -> int:
+    reply = _send(args, approve=False, choice=None)
+    print(f"{reply.agent}: {reply.checkpoint_type} rejected")
     return 0
+
+
+def _send(args: argparse.Namespace, *, approve: bool, choice: str | None) -> Answered:
+    return send(
+        Answer(
+            agent=args.agent,
+            approve=approve,
+            choice=choice,
+            reason=args.reason,
+            checkpoint_id=args.checkpoint,
+            not_after=args.started,
+        )
+    )

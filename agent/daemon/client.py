@@ -18,14 +18,13 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agent.daemon.address import checked_socket_path, not_running_message
 from agent.daemon.framing import encode_frame, read_frame
-from agent.daemon.home import checked_socket_path
 from common.errors import DaemonError, ProtocolError
 from common.paths import harness_home
+from common.protocol_wire import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.daemon_state import PROTOCOL_VERSION
 from common.schemas.protocol import (
-    MAX_FRAME_BYTES,
     AgentEvent,
     AgentInfo,
     AgentReply,
@@ -54,11 +53,6 @@ log = logging.getLogger(__name__)
 READ_LIMIT = 16 * MAX_FRAME_BYTES
 
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
-
-
-def not_running_message(socket: Path) -> str:
-    """What to tell a person when nothing answers on ``socket``."""
-    return f"daemon is not running (socket {socket}); start it with `harness daemon start`"
 
 
 class DaemonClient:

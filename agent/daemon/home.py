@@ -10,7 +10,7 @@ from pathlib import Path
 
 from common.atomic import read_model_or_none
 from common.errors import DaemonError, StateFileError
-from common.paths import MAX_SOCKET_PATH, daemon_status_path, socket_path
+from common.paths import daemon_status_path, socket_path
 from common.schemas.daemon_state import DaemonStatusFile
 
 log = logging.getLogger(__name__)
@@ -28,22 +28,6 @@ def ensure_home(home: Path) -> Path:
     if stat.S_IMODE(home.stat().st_mode) != PRIVATE_MODE:
         home.chmod(PRIVATE_MODE)
     return home
-
-
-def checked_socket_path(home: Path) -> Path:
-    """The socket path of ``home``, refused when AF_UNIX cannot bind it.
-
-    Raises:
-        DaemonError: the path is longer than ``MAX_SOCKET_PATH`` bytes.
-    """
-    path = socket_path(home)
-    length = len(os.fsencode(path))
-    if length > MAX_SOCKET_PATH:
-        raise DaemonError(
-            f"socket path {path} is {length} bytes, more than the {MAX_SOCKET_PATH} a Unix "
-            "socket allows; point HARNESS_HOME at a shorter folder"
-        )
-    return path
 
 
 def already_running_message(home: Path, status: DaemonStatusFile | None = None) -> str:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from watchfiles import awatch
 
+from agent.daemon.address import checked_socket_path
 from agent.daemon.client import DaemonClient
-from agent.daemon.home import checked_socket_path, ensure_home, private_log, read_status
+from agent.daemon.home import ensure_home, private_log, read_status
 from agent.daemon.procs import is_alive
 from common.errors import DaemonError
 from common.paths import daemon_log_path, harness_home

@@ -25,10 +25,10 @@ from typing import Any, assert_never
 
 from pydantic import BaseModel, ValidationError
 
+from agent.daemon.address import checked_socket_path
 from agent.daemon.framing import FrameTooLargeError, encode_frame, read_frame
 from agent.daemon.home import (
     already_running_message,
-    checked_socket_path,
     claim_home,
     ensure_home,
     read_status,
@@ -40,13 +40,15 @@ from agent.daemon.supervisor import Supervisor
 from common.atomic import cleanup_orphans, write_model
 from common.errors import DaemonError, HarnessError
 from common.paths import daemon_status_path
+from common.protocol_wire import MAX_FRAME_BYTES
 from common.schemas.daemon_state import DaemonStatusFile
 from common.schemas.protocol import (
-    MAX_FRAME_BYTES,
     AgentEvent,
     AgentInfo,
     AgentReply,
     AgentsReply,
+    AnsweredReply,
+    AnswerRequest,
     ErrorReply,
     Hello,
     ListRequest,
@@ -310,6 +312,17 @@ class DaemonServer:
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case SubscribeRequest():
                 connection.subscribe(request.id, supervisor)
+            case AnswerRequest():
+                name, decided = await supervisor.answer(request)
+                await connection.send(
+                    AnsweredReply(
+                        id=request.id,
+                        agent=name,
+                        checkpoint_id=decided.id,
+                        checkpoint_type=decided.type,
+                        approved=request.approve,
+                    )
+                )
             case ShutdownRequest():
                 await connection.send(OkReply(id=request.id))
                 log.info("shutdown requested by a client")

@@ -43,11 +43,13 @@ from common.paths import (
 )
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.auto_accept import AutoAcceptRules
+from common.schemas.checkpoint import Checkpoint
 from common.schemas.daemon_state import AgentRecord, AgentStatus, DaemonState
-from common.schemas.protocol import AgentInfo
+from common.schemas.protocol import AgentInfo, AnswerRequest
 from common.schemas.spec import AgentSpec
 from common.secrets import gitlab_secrets, start_with_secrets, without_secrets
 from common.telemetry import without_telemetry
+from common.workspace import answer as answers
 from common.workspace.setup import prepare_workspace, set_auto_accept, validate_spec
 
 log = logging.getLogger(__name__)
@@ -316,6 +318,35 @@ class Supervisor:
         record = self._registry.resolve(name)
         await asyncio.to_thread(set_auto_accept, record.workspace, rules)
         return self._refresh_one(record.name)
+
+    async def answer(self, request: AnswerRequest) -> tuple[str, Checkpoint]:
+        """Decide the checkpoint an agent waits at, as ``request`` asks; signed here.
+
+        For ``harness approve``/``reject``: a command that sends this is acting in a few
+        tens of milliseconds, where signing and writing the decision itself would first
+        build every checkpoint schema. The rules are those of any client
+        (:mod:`common.workspace.answer`): first answer wins, a checkpoint nobody saw yet
+        is not decided.
+
+        Returns:
+            The agent's name and the checkpoint as decided.
+
+        Raises:
+            CheckpointError: nothing waits, it was decided already, or the choice does
+                not fit the checkpoint.
+        """
+        record = self._registry.resolve(request.agent)
+        decided = await asyncio.to_thread(
+            answers.decide,
+            record.workspace,
+            approve=request.approve,
+            choice=request.choice,
+            reason=request.reason,
+            client=request.client,
+            checkpoint_id=request.checkpoint_id,
+            not_after=request.not_after,
+        )
+        return record.name, decided
 
     # --- processes -------------------------------------------------------------------
 

@@ -9,10 +9,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from common.protocol_wire import PROTOCOL_VERSION
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.spec import AgentSpec
-
-PROTOCOL_VERSION = 1
 
 
 class AgentStatus(StrEnum):

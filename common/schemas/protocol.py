@@ -15,20 +15,18 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, TypeAdapter
 
 from common.credentials import check_names
+from common.protocol_wire import PROTOCOL_VERSION
 from common.schemas.agent_state import Phase
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
 from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.coverage import SpecCoverage
-from common.schemas.daemon_state import PROTOCOL_VERSION, AgentStatus
+from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.issue_slot import SlotStep
 from common.schemas.spec import AgentSpec
 from common.schemas.spend import Spend
 from common.telemetry import check_telemetry
-
-#: Longest accepted frame, in bytes; longer lines are answered with an error.
-MAX_FRAME_BYTES = 1024 * 1024
 
 # --- requests --------------------------------------------------------------------------
 
@@ -108,6 +106,30 @@ class SubscribeRequest(_Request):
     type: Literal["subscribe"] = "subscribe"
 
 
+class AnswerRequest(_Request):
+    """Approve or reject the checkpoint an agent waits at, as a person decided.
+
+    The daemon signs and writes the decision (:mod:`common.workspace.answer`), so the
+    command that asks needs no schema at all (:mod:`agent.daemon.answer_client`). Only a
+    client of the daemon's own uid that is not a process of an agent is served
+    (:mod:`agent.daemon.peer_rules`).
+    """
+
+    type: Literal["answer"] = "answer"
+    agent: str
+    approve: bool
+    choice: str | None = None
+    """An approval's choice other than the default (``harness approve --choice``)."""
+    reason: str | None = None
+    checkpoint_id: str | None = None
+    """Decide only this checkpoint (refused once it is decided or no longer current)."""
+    not_after: datetime | None = None
+    """Without ``checkpoint_id``: decide only a checkpoint created before this instant
+    (when the person's command started), never one that nobody has seen yet."""
+    client: Annotated[str, Field(pattern=r"^[a-z]{1,16}$")] = "cli"
+    """Who asks, recorded as ``<client>:<user>`` with the decision."""
+
+
 class ShutdownRequest(_Request):
     """Stop the daemon; agents keep running and are adopted by the next daemon."""
 
@@ -123,7 +145,8 @@ Request = Annotated[
     | RemoveRequest
     | SetAutoAcceptRequest
     | SubscribeRequest
-    | ShutdownRequest,
+    | ShutdownRequest
+    | AnswerRequest,
     Field(discriminator="type"),
 ]
 RequestAdapter: TypeAdapter[Request] = TypeAdapter(Request)
@@ -236,6 +259,18 @@ class AgentsReply(StrictModel):
     final: bool = True
 
 
+class AnsweredReply(StrictModel):
+    """The decision is written: the agent acts on it as soon as it sees the file."""
+
+    type: Literal["answered"] = "answered"
+    id: int
+    agent: str
+    checkpoint_id: str
+    checkpoint_type: CheckpointType
+    approved: bool
+    final: bool = True
+
+
 class AgentEvent(StrictModel):
     """One agent changed (status, phase, checkpoint, auto-accept) or was removed."""
 
@@ -247,7 +282,7 @@ class AgentEvent(StrictModel):
 
 
 Reply = Annotated[
-    Hello | ErrorReply | OkReply | AgentReply | AgentsReply | AgentEvent,
+    Hello | ErrorReply | OkReply | AgentReply | AgentsReply | AgentEvent | AnsweredReply,
     Field(discriminator="type"),
 ]
 ReplyAdapter: TypeAdapter[Reply] = TypeAdapter(Reply)

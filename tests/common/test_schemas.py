@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from common.protocol_wire import PROTOCOL_VERSION
 from common.schemas.agent_state import AgentState, Phase, Stage, Transition
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -51,7 +52,6 @@ from common.schemas.checkpoint import (
     SpecToIssuesContext,
 )
 from common.schemas.daemon_state import (
-    PROTOCOL_VERSION,
     AgentRecord,
     AgentStatus,
     DaemonState,

@@ -16,6 +16,7 @@ from agent.daemon.server import DaemonServer
 from common.atomic import read_model, write_bytes_atomic, write_model
 from common.errors import DaemonError, StateFileError
 from common.paths import MAX_SOCKET_PATH, daemon_state_path, daemon_status_path, socket_path
+from common.protocol_wire import PROTOCOL_VERSION
 from common.schemas.daemon_state import DaemonState, DaemonStatusFile
 
 from .conftest import make_supervisor
@@ -69,7 +70,7 @@ async def test_the_status_file_is_written_at_start_and_removed_at_stop(
     assert (status.pid, status.socket, status.protocol_version) == (
         os.getpid(),
         socket_path(harness_home),
-        1,
+        PROTOCOL_VERSION,
     )
     assert daemon_running() == status
 

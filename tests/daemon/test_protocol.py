@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from agent.daemon.server import DaemonServer
-from common.schemas.protocol import MAX_FRAME_BYTES, Hello, Reply, ReplyAdapter
+from common.protocol_wire import MAX_FRAME_BYTES, PROTOCOL_VERSION
+from common.schemas.protocol import Hello, Reply, ReplyAdapter
 
 LIMIT = 4 * MAX_FRAME_BYTES
 
@@ -47,7 +48,7 @@ async def test_the_daemon_greets_first(raw: RawConnection) -> None:
     hello = await raw.reply()
 
     assert isinstance(hello, Hello)
-    assert hello.protocol_version == 1
+    assert hello.protocol_version == PROTOCOL_VERSION == 2
     assert hello.final is False
 
 
