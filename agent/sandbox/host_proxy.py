@@ -38,6 +38,9 @@ HEAD_LIMIT = 64 * 1024
 """The most a request's line and headers may take."""
 HEAD_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 15.0
+MAX_OPEN = 64
+"""Connections carried at once, at most: a session that opens more (by mistake or to
+exhaust the agent's file descriptors, two per connection) gets ``503`` until one closes."""
 REFUSED_PREFIX = "[sandbox] refused"
 """Starts every refusal's log line (``[sandbox] refused CONNECT host:port: reason``)."""
 FAILED_PREFIX = "[sandbox] proxy could not carry"
@@ -113,8 +116,15 @@ class HostProxy(UnixSocketServer):
         path: Path,
         log: Callable[[str], None],
         on_refusal: Callable[[], None] | None = None,
+        *,
+        max_open: int = MAX_OPEN,
     ) -> None:
         super().__init__(path, limit=HEAD_LIMIT)
+        self.max_open = max_open
+        self._open = 0
+        self._burst_logged = False
+        self.turned_away = 0
+        """Connections answered 503 because ``max_open`` were open (logged once per burst)."""
         self.log = log
         self.on_refusal = on_refusal
         """Told of each refusal (the agent counts it in the workspace's policy counts)."""
@@ -156,6 +166,11 @@ class HostProxy(UnixSocketServer):
                 pairs |= self._by_kind[kind].pairs
         self.allowlist = HostAllowlist(frozenset(pairs))
 
+    @property
+    def open_connections(self) -> int:
+        """Connections being carried (or read) now."""
+        return self._open
+
     def any_host(self) -> bool:
         """Whether some host may ever be reached (the base, or some kind's)."""
         return bool(self._base) or any(self._by_kind.values())
@@ -169,12 +184,28 @@ class HostProxy(UnixSocketServer):
         return "; ".join(parts)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._open >= self.max_open:
+            self._turn_away(writer)
+            return
+        self._open += 1
         try:
             await self._carry(reader, writer)
         except Refused as refusal:
             self._refuse(writer, refusal)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             pass  # the client went away: nothing to answer
+        finally:
+            self._open -= 1
+            self._burst_logged = False
+
+    def _turn_away(self, writer: asyncio.StreamWriter) -> None:
+        """Answer 503 without reading: the first of a burst is logged, every one counted."""
+        reason = f"{self.max_open} connections are open already; close one first"
+        if not self._burst_logged:
+            self.log(f"{FAILED_PREFIX} a connection: {reason}")
+            self._burst_logged = True
+        self.turned_away += 1
+        _answer(writer, 503, f"sandbox proxy: {reason}")
 
     async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -233,13 +264,26 @@ class HostProxy(UnixSocketServer):
                 self.on_refusal()
         else:  # malformed, or the listed host could not be reached
             self.log(f"{FAILED_PREFIX} {refusal.target}: {refusal.reason}")
-        body = (line + "\n").encode()
-        status = {400: "Bad Request", 403: "Forbidden", 408: "Request Timeout"}.get(
-            refusal.status, "Bad Gateway" if refusal.status == 502 else "Refused"
+        _answer(writer, refusal.status, line)
+
+
+_REASONS = {
+    400: "Bad Request",
+    403: "Forbidden",
+    408: "Request Timeout",
+    431: "Request Header Fields Too Large",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
+
+
+def _answer(writer: asyncio.StreamWriter, status: int, line: str) -> None:
+    """An HTTP answer of ``status`` whose body is ``line``; the connection closes after it."""
+    body = (line + "\n").encode()
+    with contextlib.suppress(ConnectionError, OSError):
+        writer.write(
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Refused')}\r\n"
+            f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n".encode()
+            + body
         )
-        with contextlib.suppress(ConnectionError, OSError):
-            writer.write(
-                f"HTTP/1.1 {refusal.status} {status}\r\nContent-Type: text/plain\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                + body
-            )

@@ -313,3 +313,51 @@ def test_a_refusal_is_counted_in_the_workspace_and_shown_by_status(tmp_path: Pat
     record_host_refusal(files)
     assert read_counts(files).host_refused == 2
     assert status_line(read_counts(files)).endswith(", 2 sandbox connections refused")
+
+
+async def test_connections_past_the_cap_get_503_until_one_closes(
+    sites: tuple[Site, Site],
+) -> None:
+    """A session that opens connection after connection cannot spend the agent's file
+    descriptors: past ``max_open`` it gets one 503 line each, logged once per burst."""
+    listed, _ = sites
+    folder = Path(tempfile.mkdtemp(prefix="h1c"))
+    lines: list[str] = []
+    try:
+        async with HostProxy(folder / "hosts.sock", lines.append, max_open=2) as running:
+            running.allow([f"localhost:{listed.port}"])
+            tunnels = []
+            for _ in range(2):
+                reader, writer = await asyncio.open_unix_connection(str(running.path))
+                writer.write(f"CONNECT localhost:{listed.port} HTTP/1.1\r\n\r\n".encode())
+                assert (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)).startswith(
+                    b"HTTP/1.1 200"
+                )
+                tunnels.append((reader, writer))
+            turned = [await exchange(running, b"") for _ in range(3)]
+            assert all(t.startswith(b"HTTP/1.1 503 Service Unavailable\r\n") for t in turned)
+            assert turned[0].endswith(
+                b"\r\n\r\nsandbox proxy: 2 connections are open already; close one first\n"
+            )
+            assert running.turned_away == 3
+            assert [line for line in lines if "connections are open" in line] == [
+                "[sandbox] proxy could not carry a connection: "
+                "2 connections are open already; close one first"
+            ]
+            _, first = tunnels.pop(0)
+            first.close()
+            await first.wait_closed()
+            for _ in range(100):  # the proxy sees the close on its next turn
+                if running.open_connections < 2:
+                    break
+                await asyncio.sleep(0.02)
+            again = await exchange(
+                running,
+                f"GET http://localhost:{listed.port}/again HTTP/1.0\r\n\r\n".encode(),
+            )
+            assert f"{listed.nonce} /again".encode() in again
+            for _, writer in tunnels:
+                writer.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert running.refused == 0  # the cap is not the allowlist's refusal
