@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
 from common.protocol_wire import PROTOCOL_VERSION
+from common.schemas.agent_status import AgentStatus as AgentStatus
 from common.schemas.base import StrictModel, utc_now
 from common.schemas.spec import AgentSpec
-
-
-class AgentStatus(StrEnum):
-    """What a person sees in the agent list."""
-
-    RUNNING = "running"
-    WAITING = "waiting"
-    """Running, and a checkpoint waits for a decision."""
-    STOPPED = "stopped"
-    FAILED = "failed"
-    DONE = "done"
 
 
 class AgentRecord(StrictModel):

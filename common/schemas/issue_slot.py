@@ -9,26 +9,11 @@ own step, since the run's single ``phase`` cannot say where N issues each are.
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from pydantic import Field
 
 from common.schemas.base import StrictModel, utc_now
-
-
-class SlotStep(StrEnum):
-    """The steps of one issue in a slot, in order (a conflict goes back to coding)."""
-
-    SELECTION = "selection"
-    """Chosen: its worktree and branch are being made, its baseline measured."""
-    CODING = "coding"
-    """A session works in the worktree; the harness runs the gates and commits."""
-    REGRESSION = "regression"
-    """Tests that passed before fail: a person picks an action."""
-    CLOSURE = "closure"
-    """A person reviews the issue's diff and tests before it is merged and closed."""
-    MERGING = "merging"
-    """Accepted: its branch is being merged into the feature branch."""
+from common.schemas.slot_step import SlotStep as SlotStep
 
 
 class IssueSlot(StrictModel):
