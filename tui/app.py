@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from common.schemas.tui_settings import TuiSettings
 from common.untrusted_text import printable, printable_line
 from tui.modals.help import HelpScreen
 from tui.screens.running import RunningScreen
-from tui.screens.wizard import WizardDefaults
 from tui.services.link import AgentLink
 from tui.services.notify import Notifier
+
+if TYPE_CHECKING:  # the schemas load after the first paint (see tui.main)
+    from common.schemas.tui_settings import TuiSettings
+    from tui.screens.wizard import WizardDefaults
 
 
 class HarnessApp(App[None]):
@@ -37,7 +39,7 @@ class HarnessApp(App[None]):
     def __init__(
         self,
         link: AgentLink,
-        defaults: WizardDefaults,
+        defaults: WizardDefaults | None = None,
         *,
         settings: TuiSettings | None = None,
         terminal: Callable[[str], None] | None = None,
@@ -47,15 +49,15 @@ class HarnessApp(App[None]):
         """
         Args:
             link: the daemon (or a test's stand-in).
-            defaults: what the setup wizard proposes.
+            defaults: what the setup wizard proposes (``None``: read from the environment
+                and the TUI's memory when it opens).
             settings: the person's TUI settings (the defaults when ``None``).
             terminal: where bell and OSC notifications are written (the terminal).
             wizard_when_empty: open the wizard when the daemon has no agents yet.
             select: the agent to select first.
         """
         super().__init__()
-        settings = settings or TuiSettings()
-        notifier = Notifier(settings.notify, terminal or self._write_terminal)
+        notifier = Notifier(settings.notify if settings else None, terminal or self._write_terminal)
         self._main_screen = RunningScreen(
             link,
             defaults,

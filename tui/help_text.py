@@ -7,8 +7,8 @@ a test checks that every phase and every checkpoint type is covered.
 
 from __future__ import annotations
 
-from common.schemas.agent_state import Phase
 from common.schemas.checkpoint_type import CheckpointType
+from common.schemas.phase import Phase
 
 PHASES: dict[Phase, str] = {
     Phase.PROJECT_VERIFICATION: "checks repository, branch, tracker and tests; asks you first",

@@ -6,14 +6,16 @@ import os
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from common.schemas.agent_state import Phase
-from common.schemas.checkpoint import Checkpoint
-from common.schemas.daemon_state import AgentStatus
-from common.schemas.exit_status import ExitState
-from common.schemas.protocol import AgentInfo, SlotInfo
-from common.schemas.spend import Spend
-from common.workspace.checkpoint_issue import issue_of
+from common.schemas.agent_status import AgentStatus
+from common.schemas.exit_state import ExitState
+
+if TYPE_CHECKING:  # the schemas load after the first paint (see tui.main)
+    from common.schemas.checkpoint import Checkpoint
+    from common.schemas.phase import Phase
+    from common.schemas.protocol import AgentInfo, SlotInfo
+    from common.schemas.spend import Spend
 
 #: Slots named on an agent's list row; the rest are counted (``+5``).
 SLOTS_NAMED = 2
@@ -130,6 +132,8 @@ def title(value: str) -> str:
 def checkpoint_title(checkpoint: Checkpoint) -> str:
     """``ISSUE CLOSURE — ISSUE #3``: the type, and the issue it is about when it is about
     one (with issues in parallel the same type comes back for another issue)."""
+    from common.workspace.checkpoint_issue import issue_of  # reads every checkpoint kind
+
     iid = issue_of(checkpoint)
     about = f" — ISSUE #{iid}" if iid is not None else ""
     return title(checkpoint.type.value) + about

@@ -2,32 +2,28 @@
 
 Everything that can fail before the UI opens fails here, as one line on stderr
 and exit status 1: a bad ``--specs``, a spec pointing at nothing, a daemon that
-will not start or refuses an agent. Then the TUI opens on the running view.
+will not start or refuses an agent, a broken settings file. Then the TUI opens on
+the running view.
+
+Only what there is to do is done first. With no spec to start and the daemon
+answering on its socket, nothing but the TUI's own light modules is imported before
+the first screen paints: the running view says "connecting to the daemon…" until
+the daemon's agents arrive (the protocol's schemas load meanwhile), instead of a
+blank terminal for the time it takes to import them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Sequence
 
-from agent.control.specs import parse_specs
-from agent.daemon import lifecycle
-from agent.daemon.client import DaemonClient
-from common.credentials import check_credentials, credentials_from
-from common.errors import DaemonError, HarnessError
-from common.paths import daemon_log_path
-from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.spec import AgentSpec
+from common.errors import HarnessError
 from common.secrets import hide_secrets_from_proc
-from common.telemetry import telemetry_from
-from common.workspace.setup import validate_spec
 from tui.app import HarnessApp
-from tui.screens.wizard import WizardDefaults
-from tui.services.link import DaemonLink
-from tui.services.settings import load_memory, load_settings
+from tui.services.link import DaemonLink, daemon_answers
+from tui.services.settings import load_settings_if_any
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,83 +36,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings()
-        specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)
-        started = asyncio.run(
-            prepare(specs, start_daemon=not args.no_daemon_start, fresh=args.fresh)
-        )
+        settings = load_settings_if_any()
+        started = start_first(args)
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     app = HarnessApp(
         DaemonLink(autostart=not args.no_daemon_start),
-        WizardDefaults.from_environment(last_repository=load_memory().last_repository),
         settings=settings,
-        wizard_when_empty=not specs,
+        wizard_when_empty=started is None,
         select=started[0] if started else None,
     )
     app.run()
     return 0
 
 
-def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[AgentSpec]:
-    """The specs of ``--specs`` (and the demo's), each checked before any agent starts.
+def start_first(args: argparse.Namespace) -> list[str] | None:
+    """The specs given, started (the started agents' names); ``None`` when none was given.
+
+    With nothing to start and the daemon answering, this imports nothing: see the
+    module's docstring.
 
     Raises:
-        SpecError: the JSON is malformed, or a spec points at something missing.
-        CredentialsError: a spec names a Claude model and this environment has no credentials.
+        HarnessError: a spec is bad, or the daemon is not running and may not be
+            started, will not start, or refused a spec.
     """
-    specs = parse_specs(text) if text is not None else []
-    if demo:
-        # Imported here: the demo's module reaches python-gitlab (its GitLab mode), which
-        # would cost every start of the TUI a quarter of a second before its first paint.
-        from agent.control.demo import prepare_demo
+    if args.specs is None and not args.demo and daemon_answers():
+        return None
+    from tui.services.startup import collect_specs, prepare
 
-        specs.append(prepare_demo(None, auto_accept))
-    if auto_accept:
-        specs = [spec.model_copy(update={"auto_accept": AutoAcceptRules.on()}) for spec in specs]
-    credentials = credentials_from(os.environ)
-    for spec in specs:
-        validate_spec(spec)
-        check_credentials(spec, credentials)
-    return specs
-
-
-async def prepare(specs: list[AgentSpec], *, start_daemon: bool, fresh: bool = False) -> list[str]:
-    """Make sure the daemon runs, then start ``specs`` through it; the started agents' names.
-
-    ``fresh``: each in a new workspace, as ``harness run --fresh`` does, so a spec that
-    already ran runs again (``./start.sh --fresh``).
-
-    Raises:
-        DaemonError: the daemon is not running (and may not be started), will not
-            start, or refused a spec.
-    """
-    if lifecycle.daemon_running() is None:
-        if not start_daemon:
-            raise DaemonError(
-                "the daemon is not running; start it with `harness daemon start`, "
-                "then run `python -m tui.main` again"
-            )
-        try:
-            await lifecycle.start_daemon()
-        except DaemonError as e:
-            raise DaemonError(f"cannot start the daemon: {e} (log: {daemon_log_path()})") from e
-    names: list[str] = []
-    async with DaemonClient.connect() as client:
-        for spec in specs:
-            try:
-                info = await client.start(
-                    spec,
-                    credentials_from(os.environ),
-                    fresh=fresh,
-                    telemetry=telemetry_from(os.environ),
-                )
-            except DaemonError as e:
-                already = f"; already started: {', '.join(names)}" if names else ""
-                raise DaemonError(f"{spec.spec_file.name}: {e}{already}") from e
-            names.append(info.name)
-    return names
+    specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)
+    names = asyncio.run(prepare(specs, start_daemon=not args.no_daemon_start, fresh=args.fresh))
+    return names if specs else None
 
 
 def build_parser() -> argparse.ArgumentParser:

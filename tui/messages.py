@@ -8,10 +8,12 @@ Messages that belong to one widget are nested in that widget's class instead.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from common.schemas.protocol import AgentInfo
+if TYPE_CHECKING:  # the protocol's schemas load after the first paint (see tui.main)
+    from common.schemas.protocol import AgentInfo
 
 
 class AgentsReplaced(Message):

@@ -10,8 +10,8 @@ import pytest
 
 from common.credentials import API_KEY
 from common.errors import CredentialsError
-from tui.main import collect_specs
 from tui.services.link import DaemonLink
+from tui.services.startup import collect_specs
 
 
 def spec_json(tmp_path: Path, model: str) -> str:

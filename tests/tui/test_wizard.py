@@ -201,6 +201,7 @@ async def test_a_path_is_typed_with_completion_and_the_harness_checkout_is_refus
         await wait_until(pilot, lambda: field._suggestion.endswith("/app/"), "the completion")
         await pilot.press("right", "enter")
         await wait_until(pilot, lambda: on_step(app, SpecStep), "the spec step")
+    assert app.running.defaults is not None
     assert app.running.defaults.start_dir == projects
 
 
@@ -286,6 +287,7 @@ async def test_the_spec_step_starts_empty_in_the_repository_and_enter_does_not_g
         await pilot.press("enter")
         await wait_until(pilot, lambda: on_step(app, BranchStep), "the branch step")
     assert link.started == []
+    assert app.running.defaults is not None
     assert app.running.defaults.start_dir == projects / "app"
 
 

@@ -9,21 +9,24 @@ daemon's one-line reasons, shown as notifications.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.screen import Screen
 
 from common.errors import HarnessError
-from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.daemon_state import AgentStatus
-from common.schemas.protocol import AgentInfo
-from common.schemas.spec import AgentSpec
+from common.schemas.agent_status import AgentStatus
 from tui import labels
 from tui.messages import AgentChanged
-from tui.modals.auto_accept_rules import AutoAcceptRulesScreen
 from tui.modals.confirm import ConfirmScreen
 from tui.services.link import AgentLink
 from tui.services.pending import LIVE
 from tui.widgets.agent_list import AgentList
+
+if TYPE_CHECKING:  # the schemas load after the first paint (see tui.main)
+    from common.schemas.auto_accept import AutoAcceptRules
+    from common.schemas.protocol import AgentInfo
+    from common.schemas.spec import AgentSpec
 
 #: What ``resume`` accepts: a done agent has nothing left to do.
 RESUMABLE = frozenset({AgentStatus.STOPPED, AgentStatus.FAILED})
@@ -52,6 +55,8 @@ class AgentCommands(Screen[None]):
     def action_toggle_auto_accept(self) -> None:
         """Switch between AUTO and HITL for the selected agent (kept in its workspace):
         rules that approve anything become all HITL, all HITL becomes all AUTO."""
+        from common.schemas.auto_accept import AutoAcceptRules
+
         if (info := self._need_selected()) is not None:
             rules = AutoAcceptRules.off() if info.auto_accept else AutoAcceptRules.on()
             self._set_auto_accept(info.name, rules)
@@ -59,6 +64,8 @@ class AgentCommands(Screen[None]):
     def action_auto_accept_rules(self) -> None:
         """Edit the selected agent's rules per checkpoint type; saved ones are signed by
         the daemon like the switch."""
+        from tui.modals.auto_accept_rules import AutoAcceptRulesScreen
+
         info = self._need_selected()
         if info is None:
             return
@@ -141,6 +148,8 @@ class AgentCommands(Screen[None]):
 
     @work(group="command")
     async def _set_auto_accept(self, name: str, rules: AutoAcceptRules) -> None:
+        from common.schemas.auto_accept import AutoAcceptRules
+
         try:
             info = await self.link.set_auto_accept(name, rules)
         except HarnessError as e:

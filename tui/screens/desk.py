@@ -31,18 +31,18 @@ from textual.timer import Timer
 
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles
-from common.schemas.checkpoint import Checkpoint
-from common.schemas.protocol import AgentInfo
-from common.schemas.tui_settings import TuiSettings
 from common.untrusted_text import printable_line
-from common.workspace import checkpoints
-from common.workspace.checkpoint_issue import issue_of
 from tui import labels
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE, PendingBook, Waiting
 from tui.services.reminders import next_reminder_at, reminder_text, reminders_due
 
-if TYPE_CHECKING:  # the dialog's module (Markdown, the review modals) loads when one opens
+if TYPE_CHECKING:
+    # The schemas load after the first paint (see tui.main); the dialog's module
+    # (Markdown, the review modals) when one opens.
+    from common.schemas.checkpoint import Checkpoint
+    from common.schemas.protocol import AgentInfo
+    from common.schemas.tui_settings import TuiSettings
     from tui.modals.checkpoint_dialog import CheckpointDialog, DialogOutcome
 
 log = logging.getLogger(__name__)
@@ -55,16 +55,20 @@ class CheckpointDesk:
     """Owns the :class:`PendingBook` and the checkpoint dialog of one running view."""
 
     def __init__(
-        self, screen: Screen[None], settings: TuiSettings, notifier: Notifier | None = None
+        self,
+        screen: Screen[None],
+        settings: TuiSettings | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         """
         Args:
             screen: the running view the dialogs open over.
-            settings: auto-open and its key grace.
+            settings: auto-open and its key grace (``None``: the defaults, built when
+                first needed, so that no schema is built before the TUI's first paint).
             notifier: tells a person away from the screen (``None``: toasts only).
         """
         self.screen = screen
-        self.settings = settings
+        self._settings = settings
         self.notifier = notifier
         self.book = PendingBook()
         self.dialog: CheckpointDialog | None = None
@@ -76,6 +80,15 @@ class CheckpointDesk:
         self._reminder: Timer | None = None
         self._reminder_at: datetime | None = None
         self._problems: dict[str, str] = {}
+
+    @property
+    def settings(self) -> TuiSettings:
+        """Auto-open and its key grace."""
+        if self._settings is None:
+            from common.schemas.tui_settings import TuiSettings
+
+            self._settings = TuiSettings()
+        return self._settings
 
     def refresh(self, info: AgentInfo) -> None:
         """Read ``info``'s checkpoint file again and update the dialogs."""
@@ -114,13 +127,15 @@ class CheckpointDesk:
             else:
                 dialog.close_superseded(self._gone_reason(dialog.item))
             return
-        if not self.settings.auto_open or self.screen.app.screen is not self.screen:
-            return
         item = self.book.next_to_show()
-        if item is not None:
+        if item is None or self.screen.app.screen is not self.screen:
+            return
+        if self.settings.auto_open:
             self._open(item, grace_s=self.settings.key_grace_s)
 
     def _announce(self, item: Waiting) -> None:
+        from common.workspace.checkpoint_issue import issue_of  # reads every checkpoint kind
+
         self._announced.add(item.checkpoint.id)
         every = self._remind_every(item)
         if every is not None:
@@ -174,6 +189,8 @@ class CheckpointDesk:
 
     def _announce_again(self, item: Waiting, waited: timedelta) -> None:
         """A reminder: the toast and every notifier channel, never the dialog itself."""
+        from common.workspace.checkpoint_issue import issue_of
+
         kind = item.checkpoint.type.value
         text = reminder_text(item.agent, kind, issue_of(item.checkpoint), waited)
         showing = self.dialog is not None and self.dialog.item.checkpoint.id == item.checkpoint.id
@@ -230,6 +247,8 @@ class CheckpointDesk:
         return f"{kind} no longer waits"
 
     def _read(self, info: AgentInfo) -> Checkpoint | None:
+        from common.workspace import checkpoints  # the checkpoint schemas, after the first paint
+
         try:
             return checkpoints.current(WorkspaceFiles(info.workspace))
         except StateFileError as e:

@@ -7,12 +7,17 @@ within milliseconds, independently of the daemon's own watch. Both only post
 messages; the handlers here update the widgets and hand checkpoints to the
 :class:`CheckpointDesk`. The commands on the selected agent live in
 :class:`AgentCommands`.
+
+The screen paints before it connects: both workers start once the first frame is on
+the terminal, and what only data needs (the daemon's client, the protocol's and the
+checkpoints' schemas, the wizard, a run's summary) is imported when it is first used.
+Until the daemon answers, the status bar says "connecting to the daemon…".
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,23 +26,24 @@ from textual.widgets import Footer, Header, Static
 
 from agent.daemon.watcher import FolderWatcher
 from common.paths import WorkspaceFiles
-from common.schemas.protocol import AgentEvent, AgentInfo
-from common.schemas.tui_settings import TuiSettings
 from tui import labels
 from tui.messages import AgentChanged, AgentsReplaced, CheckpointFilesChanged, ConnectionChanged
 from tui.screens.commands import AgentCommands
 from tui.screens.desk import CheckpointDesk
-from tui.screens.wizard import WizardDefaults, open_wizard
 from tui.services.git_status import GitSummary, summary
 from tui.services.link import AgentLink, Connection
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE
-from tui.services.run_summary import summary as run_summary
 from tui.widgets.agent_list import AgentList
 from tui.widgets.log_view import LogView
 from tui.widgets.phase_indicator import PhaseIndicator
 from tui.widgets.slot_view import SlotView
 from tui.widgets.status_bar import StatusBar, StatusLine
+
+if TYPE_CHECKING:
+    from common.schemas.protocol import AgentInfo
+    from common.schemas.tui_settings import TuiSettings
+    from tui.screens.wizard import WizardDefaults
 
 #: watchfiles settings for the checkpoint files: report a write within a few milliseconds.
 CHECKPOINT_DEBOUNCE_MS = 30
@@ -68,7 +74,7 @@ class RunningScreen(AgentCommands):
     def __init__(
         self,
         link: AgentLink,
-        defaults: WizardDefaults,
+        defaults: WizardDefaults | None = None,
         *,
         settings: TuiSettings | None = None,
         notifier: Notifier | None = None,
@@ -78,7 +84,8 @@ class RunningScreen(AgentCommands):
         """
         Args:
             link: the daemon (or a test's stand-in).
-            defaults: what the wizard proposes.
+            defaults: what the wizard proposes (``None``: read from the environment and
+                the TUI's memory each time the wizard opens).
             settings: auto-open and notifications (the defaults when ``None``).
             notifier: tells a person away from the screen that a checkpoint waits.
             wizard_when_empty: open the wizard when the daemon has no agents.
@@ -87,7 +94,7 @@ class RunningScreen(AgentCommands):
         """
         super().__init__(link)
         self.defaults = defaults
-        self.desk = CheckpointDesk(self, settings or TuiSettings(), notifier)
+        self.desk = CheckpointDesk(self, settings, notifier)
         self._wizard_when_empty = wizard_when_empty
         self._select_first = select
         self._first_snapshot = True
@@ -112,6 +119,11 @@ class RunningScreen(AgentCommands):
 
     def on_mount(self) -> None:
         self._show_status()
+        self.call_after_refresh(self._connect)
+
+    def _connect(self) -> None:
+        """Listen to the daemon and watch the checkpoint files, once the first screen is
+        painted (connecting imports the protocol's schemas, the watch its event loop glue)."""
         self._listen()
         self.run_worker(self._watcher.run(), group="checkpoint-watch", exclusive=True)
 
@@ -156,10 +168,10 @@ class RunningScreen(AgentCommands):
             if isinstance(frame, Connection):
                 last = frame
                 self.post_message(ConnectionChanged(frame.connected, frame.detail))
-            elif isinstance(frame, AgentEvent):
-                self.post_message(AgentChanged(frame.agent, removed=frame.removed))
-            else:
+            elif isinstance(frame, list):
                 self.post_message(AgentsReplaced(frame))
+            else:
+                self.post_message(AgentChanged(frame.agent, removed=frame.removed))
         self.post_message(ConnectionChanged(False, f"{last.detail} — ctrl+r reconnects"))
 
     def action_reconnect(self) -> None:
@@ -229,7 +241,13 @@ class RunningScreen(AgentCommands):
 
     def action_new_agent(self) -> None:
         """Open the setup wizard."""
-        open_wizard(self.app, self.defaults, self.link.start, self._wizard_closed)
+        from tui.screens.wizard import WizardDefaults, open_wizard
+        from tui.services.settings import load_memory
+
+        defaults = self.defaults or WizardDefaults.from_environment(
+            last_repository=load_memory().last_repository
+        )
+        open_wizard(self.app, defaults, self.link.start, self._wizard_closed)
 
     def action_toggle_wrap(self) -> None:
         """Wrap the log's long lines, or let them run off to the right."""
@@ -292,6 +310,8 @@ class RunningScreen(AgentCommands):
     @work(exclusive=True, group="summary")
     async def _read_summary(self, info: AgentInfo) -> None:
         """A finished agent's summary: branch, commits, issues, MR, tests, spend."""
+        from tui.services.run_summary import summary as run_summary  # the workspace's schemas
+
         text = await run_summary(info)
         if self.query("#summary"):  # the TUI may be closing
             self.query_one("#summary", Static).update(text)

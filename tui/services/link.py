@@ -5,29 +5,39 @@ connection: a slow ``stop`` never holds up the agent list. When the
 subscription drops (the daemon stopped or crashed) the link says so, starts
 the daemon again when it may, and subscribes anew; the daemon's registry
 survives a restart and the new snapshot brings the view back in step.
+
+The daemon's client (and with it the schemas of the whole protocol) is imported when
+the link first connects, not when the TUI starts: the TUI paints its first screen
+before it connects (see :mod:`tui.main`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-from agent.daemon import lifecycle
-from agent.daemon.client import DaemonClient
 from common.credentials import check_credentials, credentials_from
 from common.errors import HarnessError
-from common.schemas.auto_accept import AutoAcceptRules
-from common.schemas.protocol import AgentEvent, AgentInfo
-from common.schemas.spec import AgentSpec
+from common.paths import socket_path
 from common.telemetry import telemetry_from
+
+if TYPE_CHECKING:
+    from agent.daemon.client import DaemonClient
+    from common.schemas.auto_accept import AutoAcceptRules
+    from common.schemas.protocol import AgentEvent, AgentInfo
+    from common.schemas.spec import AgentSpec
 
 log = logging.getLogger(__name__)
 
 #: Give up after this many restarts in a row that never brought a snapshot.
 MAX_RESTARTS = 3
+#: How long :func:`daemon_answers` waits for the daemon to accept.
+PROBE_TIMEOUT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ class Connection:
     detail: str = ""
 
 
-LinkFrame = list[AgentInfo] | AgentEvent | Connection
+LinkFrame: TypeAlias = "list[AgentInfo] | AgentEvent | Connection"
 """A snapshot of every agent, one agent's change, or news about the connection."""
 
 
@@ -71,6 +81,29 @@ class AgentLink(Protocol):
         ...
 
 
+def daemon_answers() -> bool:
+    """Whether something accepts connections on the daemon's socket (of ``HARNESS_HOME``).
+
+    The check the TUI makes before its first paint, with the standard library alone: a
+    client of the protocol would build every schema of it first. What answers is known
+    to be the daemon once the link connects; if it is not, the link says so.
+    """
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_TIMEOUT_S)
+        try:
+            probe.connect(str(socket_path()))
+        except OSError:
+            return False
+    return True
+
+
+def _connect() -> AbstractAsyncContextManager[DaemonClient]:
+    """A connection to the daemon (the client is imported here: see above)."""
+    from agent.daemon.client import DaemonClient
+
+    return DaemonClient.connect()
+
+
 class DaemonLink:
     """:class:`AgentLink` over the daemon's Unix socket."""
 
@@ -83,10 +116,12 @@ class DaemonLink:
 
     async def frames(self) -> AsyncGenerator[LinkFrame, None]:
         """Subscribe; after a lost connection, restart the daemon (if allowed) and resubscribe."""
+        from agent.daemon import lifecycle
+
         restarts = 0
         while True:
             try:
-                async with DaemonClient.connect() as client:
+                async with _connect() as client:
                     async for frame in client.subscribe():
                         if isinstance(frame, list):
                             restarts = 0
@@ -113,27 +148,27 @@ class DaemonLink:
         """Start ``spec`` with this TUI's Claude credentials (refused here when it has none)."""
         credentials = credentials_from(os.environ)
         check_credentials(spec, credentials)
-        async with DaemonClient.connect() as client:
+        async with _connect() as client:
             return await client.start(
                 spec, credentials, fresh=fresh, telemetry=telemetry_from(os.environ)
             )
 
     async def stop(self, name: str) -> AgentInfo:
-        async with DaemonClient.connect() as client:
+        async with _connect() as client:
             return await client.stop(name)
 
     async def resume(self, name: str) -> AgentInfo:
         """Resume ``name`` with this TUI's Claude credentials (the agent's own spec decides
         whether it needs any)."""
-        async with DaemonClient.connect() as client:
+        async with _connect() as client:
             return await client.resume(
                 name, credentials_from(os.environ), telemetry_from(os.environ)
             )
 
     async def remove(self, name: str) -> None:
-        async with DaemonClient.connect() as client:
+        async with _connect() as client:
             await client.remove(name)
 
     async def set_auto_accept(self, name: str, rules: AutoAcceptRules | bool) -> AgentInfo:
-        async with DaemonClient.connect() as client:
+        async with _connect() as client:
             return await client.set_auto_accept(name, rules)

@@ -15,9 +15,12 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from common.schemas.tui_settings import NotifySettings
 from common.untrusted_text import printable_line
+
+if TYPE_CHECKING:  # pydantic loads after the first paint (see tui.main)
+    from common.schemas.tui_settings import NotifySettings
 
 log = logging.getLogger(__name__)
 
@@ -51,19 +54,29 @@ class Notifier:
 
     def __init__(
         self,
-        settings: NotifySettings,
+        settings: NotifySettings | None,
         write: Callable[[str], None],
         environ: Mapping[str, str] | None = None,
     ) -> None:
         """
         Args:
-            settings: which channels are on.
+            settings: which channels are on (``None``: the defaults, built when first
+                needed, so that no schema is built before the TUI's first paint).
             write: writes raw text to the terminal.
             environ: where ``TMUX`` is looked up (the process environment by default).
         """
-        self.settings = settings
+        self._settings = settings
         self._write = write
         self._environ = os.environ if environ is None else environ
+
+    @property
+    def settings(self) -> NotifySettings:
+        """Which channels are on."""
+        if self._settings is None:
+            from common.schemas.tui_settings import NotifySettings
+
+            self._settings = NotifySettings()
+        return self._settings
 
     @property
     def in_tmux(self) -> bool:

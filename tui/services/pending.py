@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from common.schemas.checkpoint import Checkpoint
-from common.schemas.daemon_state import AgentStatus
-from common.schemas.protocol import AgentInfo
+from common.schemas.agent_status import AgentStatus
+
+if TYPE_CHECKING:  # the schemas load after the first paint (see tui.main)
+    from common.schemas.checkpoint import Checkpoint
+    from common.schemas.protocol import AgentInfo
 
 #: Agent states in which a process is there to read a decision.
 LIVE = frozenset({AgentStatus.RUNNING, AgentStatus.WAITING})

@@ -1,15 +1,21 @@
-"""Reading the TUI's settings and memory from ``$HARNESS_HOME`` (see the schemas)."""
+"""Reading the TUI's settings and memory from ``$HARNESS_HOME`` (see the schemas).
+
+The schemas (and pydantic with them) are imported when a file is read, not when the
+TUI starts: a person without a settings file gets the TUI's first screen without them.
+"""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from common.atomic import read_model_or_none, write_model
 from common.errors import StateFileError
 from common.paths import harness_home
-from common.schemas.tui_memory import TuiMemory
-from common.schemas.tui_settings import TuiSettings
+
+if TYPE_CHECKING:
+    from common.schemas.tui_memory import TuiMemory
+    from common.schemas.tui_settings import TuiSettings
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +34,27 @@ def load_settings() -> TuiSettings:
     Raises:
         StateFileError: the file exists but is not valid (said before the UI opens).
     """
+    from common.atomic import read_model_or_none
+    from common.schemas.tui_settings import TuiSettings
+
     return read_model_or_none(settings_path(), TuiSettings) or TuiSettings()
+
+
+def load_settings_if_any() -> TuiSettings | None:
+    """The person's settings, or ``None`` when there is no file: the TUI then builds the
+    defaults when it first needs them, after its first paint.
+
+    Raises:
+        StateFileError: the file exists but is not valid (said before the UI opens).
+    """
+    return load_settings() if settings_path().exists() else None
 
 
 def load_memory() -> TuiMemory:
     """What the last run remembered; a broken file is forgotten (it only holds conveniences)."""
+    from common.atomic import read_model_or_none
+    from common.schemas.tui_memory import TuiMemory
+
     try:
         return read_model_or_none(memory_path(), TuiMemory) or TuiMemory()
     except StateFileError as e:
@@ -42,6 +64,8 @@ def load_memory() -> TuiMemory:
 
 def remember_repository(repository: Path) -> None:
     """The wizard started an agent on ``repository``: open there next time."""
+    from common.atomic import write_model
+
     memory = load_memory().model_copy(update={"last_repository": repository})
     memory_path().parent.mkdir(parents=True, exist_ok=True)
     write_model(memory_path(), memory)

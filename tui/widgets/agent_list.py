@@ -10,17 +10,20 @@ Enter on an agent asks for its checkpoint (:class:`AgentList.Activated`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable
 
-from common.schemas.daemon_state import AgentStatus
-from common.schemas.exit_status import ExitState
-from common.schemas.protocol import AgentInfo
+from common.schemas.agent_status import AgentStatus
+from common.schemas.exit_state import ExitState
 from common.untrusted_text import printable_line
 from tui import labels
+
+if TYPE_CHECKING:  # the protocol's schemas load after the first paint (see tui.main)
+    from common.schemas.protocol import AgentInfo
 
 COLUMNS = (
     ("agent", "Agent"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from common.schemas.agent_state import Phase, Stage
+from common.schemas.phase import Phase, Stage
 from tui import labels
 
 STAGES = ((Stage.INITIALIZER, "Initializer"), (Stage.CODING, "Coding"), (Stage.MR, "MR"))

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
 
-from agent.control.slot_lines import WAITING, since
-from common.schemas.issue_slot import SlotStep
-from common.schemas.protocol import SlotInfo
+from common.schemas.slot_step import SlotStep
 from common.untrusted_text import printable_line
 from tui import labels
+
+if TYPE_CHECKING:  # the protocol's schemas load after the first paint (see tui.main)
+    from common.schemas.protocol import SlotInfo
 
 #: The width of the step column (the longest step's name).
 STEP_WIDTH = max(len(step.value) for step in SlotStep)
@@ -39,6 +41,8 @@ def conflicts(count: int) -> str:
 
 def slot_row(slot: SlotInfo, now: datetime, iid_width: int) -> Content:
     """One slot as a row: ``⏸ #3  closure     2m 05s  $0.12  12k/3.4k  …  its title``."""
+    from agent.control.slot_lines import WAITING, since  # builds the protocol's schemas
+
     parts: list[Content | str] = [
         Content.styled("⏸ " if slot.waiting else "  ", "bold $warning"),
         Content.styled(f"#{slot.iid}".ljust(iid_width), "bold"),
