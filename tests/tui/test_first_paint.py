@@ -1,0 +1,155 @@
+"""The TUI paints its first screen before it loads what only the daemon's data needs.
+
+``python -X importtime -m tui.main`` runs in a real pseudo-terminal against a real
+daemon whose one agent (the demo's spec) only sleeps. Textual and ``-X importtime``
+both write to the terminal (stderr), in the order things happen: each import's line
+when it finishes, the screen when it is painted. So the modules named before the
+header's title reached the terminal are the ones the first paint waited for; the
+protocol's, the checkpoints' and the spec's schemas (and pydantic under them), the
+daemon's client, watchfiles' event loop glue must not be among them. They must be
+loaded by the time the agent's row is painted: the check sees them when they load.
+
+Why not a timed test: a busy machine makes any start slow; what keeps the start
+fast is what it does before painting, and that is what this test pins down.
+(``benchmarks.tui_latency`` measures the times.)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shlex
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent.control.demo import prepare_demo
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from tests.tui.conftest import REPO_ROOT
+from tui.services.pending import LIVE
+
+#: What the first paint does without (each takes far longer to import than the
+#: terminal's writer thread takes to write a painted screen, so nothing imported just
+#: after the paint can be seen before it).
+NOT_BEFORE_THE_FIRST_PAINT = (
+    "pydantic",
+    "common.schemas.protocol",
+    "common.schemas.checkpoint",
+    "common.schemas.spec",
+    "agent.daemon.client",
+    "anyio._backends._asyncio",
+)
+#: Loaded once the agent list is shown: the daemon's data needs them.
+LOADED_FOR_THE_AGENTS = ("common.schemas.protocol", "agent.daemon.client")
+IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)")
+TITLE = "coding-harness"
+WAIT_S = 60.0
+
+
+class Terminal:
+    """``python -X importtime -m tui.main --no-daemon-start`` in a pty of 120×36."""
+
+    def __init__(self) -> None:
+        main, side = os.openpty()
+        fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+        self.process = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "tui.main", "--no-daemon-start"],
+            cwd=REPO_ROOT,
+            stdin=side,
+            stdout=side,
+            stderr=side,
+            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"},
+            start_new_session=True,
+        )
+        os.close(side)
+        self._main = main
+        self._lock = threading.Lock()
+        self._text = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self._main, 1 << 16)
+            except OSError:  # the TUI exited and the pty closed
+                return
+            if not data:
+                return
+            with self._lock:
+                self._text += data.decode(errors="replace")
+
+    def until(self, token: str) -> str:
+        """Everything the terminal got before ``token`` first reached it."""
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            with self._lock:
+                found = self._text.find(token)
+                if found >= 0:
+                    return self._text[:found]
+            time.sleep(0.01)
+        with self._lock:
+            tail = self._text[-2000:]
+        raise AssertionError(f"{token!r} did not reach the terminal; it got:\n{tail}")
+
+    def quit(self) -> None:
+        os.write(self._main, b"q")
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._main)
+
+
+def imported(text: str) -> set[str]:
+    """The modules ``-X importtime`` named in ``text`` (lines may be cut by the screen)."""
+    return set(IMPORTED.findall(text))
+
+
+@pytest.fixture
+async def sleeping_agent(scratch: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[str]:
+    """A real daemon with one agent (the demo's spec) whose process only sleeps."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
+    sleeper = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(120)'"
+    await lifecycle.start_daemon(daemon_args=["--agent-command", sleeper])
+    try:
+        async with DaemonClient.connect() as client:
+            info = await client.start(prepare_demo(scratch / "demo", auto_accept=False))
+        yield info.name
+    finally:
+        async with DaemonClient.connect() as client:
+            for agent in await client.list_agents():
+                if agent.status in LIVE:
+                    await client.stop(agent.name)
+        await lifecycle.stop_daemon()
+
+
+def test_the_pattern_reads_an_import_line() -> None:
+    """The check itself: an importtime line, as it reaches a terminal, names its module."""
+    line = "import time:      2484 |     130231 |     textual.app\r\n"
+    assert imported(line) == {"textual.app"}
+
+
+async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
+    sleeping_agent: str,
+) -> None:
+    terminal = Terminal()
+    try:
+        before_paint = imported(terminal.until(TITLE))
+        before_agents = imported(terminal.until(sleeping_agent))
+    finally:
+        terminal.quit()
+
+    assert "tui.app" in before_paint, "importtime's lines reach the terminal"
+    assert "textual.app" in before_paint
+    assert sorted(before_paint & set(NOT_BEFORE_THE_FIRST_PAINT)) == []
+    assert sorted(set(LOADED_FOR_THE_AGENTS) - before_agents) == []
