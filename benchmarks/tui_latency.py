@@ -9,7 +9,9 @@ timestamps every byte the TUI writes to the terminal: a thing counts as shown
 when its text reaches the terminal, which is as close to "on screen" as a
 program can observe. Measured:
 
-- launch → first painted screen (the header's title reaches the terminal);
+- launch → first painted screen (the header's title reaches the terminal), and
+  launch → agents shown (the agent's name reaches the terminal: the daemon's data
+  painted; the TUI paints before it connects, so this comes later);
 - a checkpoint file becoming pending → its announcement on screen (the default:
   the ⚑ toast "agent_1 waits at …"; the dialog opens when the person asks);
 - the same → its dialog on screen with ``auto_open`` set in the TUI settings (the
@@ -146,15 +148,20 @@ class Terminal:
         os.close(self._master)
 
 
-def launch_times(env: dict[str, str], launches: int) -> list[float]:
-    times: list[float] = []
+def launch_times(env: dict[str, str], launches: int) -> tuple[list[float], list[float]]:
+    """``launches`` starts of the TUI: (first paint, agents shown) of each, in milliseconds
+    from spawn. First paint: the header's title reaches the terminal; agents shown: the
+    daemon's agent ``agent_1`` does (its row painted)."""
+    painted_ms: list[float] = []
+    shown_ms: list[float] = []
     for _ in range(launches):
         terminal = Terminal(env)
         painted, _ = terminal.wait_for("coding-harness")
-        times.append((painted - terminal.started) * 1000)
-        terminal.wait_for("agent_1")
+        shown, _ = terminal.wait_for("agent_1")
+        painted_ms.append((painted - terminal.started) * 1000)
+        shown_ms.append((shown - terminal.started) * 1000)
         terminal.quit()
-    return times
+    return painted_ms, shown_ms
 
 
 def bench_checkpoint(number: int) -> MrPhaseTransitionCheckpoint:
@@ -272,13 +279,15 @@ async def stop_everything() -> None:
     await lifecycle.stop_daemon()
 
 
-def summary(label: str, values: list[float], target: float) -> None:
+def summary(label: str, values: list[float], target: float | None) -> None:
     median = statistics.median(values)
     p90 = statistics.quantiles(values, n=10, method="inclusive")[-1]
-    verdict = "met" if median <= target else "NOT met"
+    verdict = ""
+    if target is not None:
+        verdict = f"; target ≤ {target:.0f} ms: {'met' if median <= target else 'NOT met'}"
     print(
         f"{label}: median {median:.0f} ms, p90 {p90:.0f} ms,"
-        f" max {max(values):.0f} ms (n={len(values)}; target ≤ {target:.0f} ms: {verdict})"
+        f" max {max(values):.0f} ms (n={len(values)}{verdict})"
     )
 
 
@@ -297,7 +306,9 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     agent = asyncio.run(start_agent(root))
     try:
-        summary("launch → first painted screen", launch_times(env, args.launches), 500)
+        painted, shown = launch_times(env, args.launches)
+        summary("launch → first painted screen", painted, 300)
+        summary("launch → agents shown", shown, None)
         terminal = Terminal(env)
         try:
             terminal.wait_for("agent_1")
