@@ -2,14 +2,15 @@
 
 Everything that can fail before the UI opens fails here, as one line on stderr
 and exit status 1: a bad ``--specs``, a spec pointing at nothing, a daemon that
-will not start or refuses an agent, a broken settings file. Then the TUI opens on
-the running view.
+will not start or refuses an agent of ``--specs``, a broken settings file, no
+daemon with ``--no-daemon-start``. Then the TUI opens on the running view.
 
-Only what there is to do is done first. With no spec to start and the daemon
-answering on its socket, nothing but the TUI's own light modules is imported before
-the first screen paints: the running view says "connecting to the daemon…" until
-the daemon's agents arrive (the protocol's schemas load meanwhile), instead of a
-blank terminal for the time it takes to import them.
+Only what there is to do is done first. With no spec to start, nothing but textual
+and the TUI's own light modules is imported before the first screen paints: the
+running view says "connecting to the daemon…" until the daemon's agents arrive,
+while the protocol's schemas load and the link connects (and starts the daemon if
+it is not running; if it will not start, the view says why), instead of a blank
+terminal for as long as that takes.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import gc
 import sys
 from collections.abc import Sequence
 
-from common.errors import HarnessError
+from common.errors import DaemonError, HarnessError
 from common.secrets import hide_secrets_from_proc
 from tui.app import HarnessApp
-from tui.services.link import DaemonLink, daemon_answers
+from tui.services.link import NOT_RUNNING, DaemonLink, daemon_answers
 from tui.services.settings import load_settings_if_any
 
 
@@ -59,15 +60,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def start_first(args: argparse.Namespace) -> list[str] | None:
     """The specs given, started (the started agents' names); ``None`` when none was given.
 
-    With nothing to start and the daemon answering, this imports nothing: see the
-    module's docstring.
+    With nothing to start this imports nothing (see the module's docstring): the daemon,
+    if it is not running, is started by the TUI's link once the first screen is painted.
 
     Raises:
         HarnessError: a spec is bad, or the daemon is not running and may not be
             started, will not start, or refused a spec.
     """
-    if args.specs is None and not args.demo and daemon_answers():
-        return None
+    if args.specs is None and not args.demo:
+        if args.no_daemon_start and not daemon_answers():
+            raise DaemonError(NOT_RUNNING)
+        return None  # the link connects after the first paint, and starts the daemon if need be
     from tui.services.startup import collect_specs, prepare
 
     specs = collect_specs(args.specs, demo=args.demo, auto_accept=args.auto_accept)

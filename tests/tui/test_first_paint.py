@@ -8,6 +8,7 @@ header's title reached the terminal are the ones the first paint waited for; the
 protocol's, the checkpoints' and the spec's schemas (and pydantic under them), the
 daemon's client, watchfiles' event loop glue must not be among them. They must be
 loaded by the time the agent's row is painted: the check sees them when they load.
+With no daemon running, the TUI paints first too, then starts the daemon.
 
 Why not a timed test: a busy machine makes any start slow; what keeps the start
 fast is what it does before painting, and that is what this test pins down.
@@ -16,6 +17,7 @@ fast is what it does before painting, and that is what this test pins down.
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import re
@@ -56,13 +58,13 @@ WAIT_S = 60.0
 
 
 class Terminal:
-    """``python -X importtime -m tui.main --no-daemon-start`` in a pty of 120×36."""
+    """``python -X importtime -m tui.main ARGS`` in a pty of 120×36."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: str) -> None:
         main, side = os.openpty()
         fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
         self.process = subprocess.Popen(
-            [sys.executable, "-X", "importtime", "-m", "tui.main", "--no-daemon-start"],
+            [sys.executable, "-X", "importtime", "-m", "tui.main", *args],
             cwd=REPO_ROOT,
             stdin=side,
             stdout=side,
@@ -100,10 +102,12 @@ class Terminal:
             tail = self._text[-2000:]
         raise AssertionError(f"{token!r} did not reach the terminal; it got:\n{tail}")
 
-    def quit(self) -> None:
-        os.write(self._main, b"q")
+    def quit(self, *, key: bool = True) -> None:
+        """``q`` (``key``), else (the wizard takes keys as text) the process is killed."""
+        if key:
+            os.write(self._main, b"q")
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=10 if key else 0)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -142,7 +146,7 @@ def test_the_pattern_reads_an_import_line() -> None:
 async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
     sleeping_agent: str,
 ) -> None:
-    terminal = Terminal()
+    terminal = Terminal("--no-daemon-start")
     try:
         before_paint = imported(terminal.until(TITLE))
         before_agents = imported(terminal.until(sleeping_agent))
@@ -153,3 +157,25 @@ async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
     assert "textual.app" in before_paint
     assert sorted(before_paint & set(NOT_BEFORE_THE_FIRST_PAINT)) == []
     assert sorted(set(LOADED_FOR_THE_AGENTS) - before_agents) == []
+
+
+def test_without_a_daemon_it_paints_first_then_starts_the_daemon(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))  # for the daemon the TUI starts
+    assert lifecycle.daemon_running() is None
+    terminal = Terminal()
+    try:
+        before_paint = imported(terminal.until(TITLE))
+        deadline = time.monotonic() + WAIT_S
+        while lifecycle.daemon_running() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lifecycle.daemon_running() is not None, "the TUI started the daemon"
+    finally:
+        terminal.quit(key=False)  # no agent: the wizard is open
+        if lifecycle.daemon_running() is not None:
+            asyncio.run(lifecycle.stop_daemon())
+
+    assert "textual.app" in before_paint
+    assert sorted(before_paint & set(NOT_BEFORE_THE_FIRST_PAINT)) == []
+    assert "agent.daemon.lifecycle" not in before_paint

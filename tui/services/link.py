@@ -4,7 +4,8 @@ A subscribing connection serves nothing else, so every command opens its own
 connection: a slow ``stop`` never holds up the agent list. When the
 subscription drops (the daemon stopped or crashed) the link says so, starts
 the daemon again when it may, and subscribes anew; the daemon's registry
-survives a restart and the new snapshot brings the view back in step.
+survives a restart and the new snapshot brings the view back in step. A daemon
+not running yet when the TUI starts is started the same way, after the first paint.
 
 The daemon's client (and with it the schemas of the whole protocol) is imported when
 the link first connects, not when the TUI starts: the TUI paints its first screen
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from common.credentials import check_credentials, credentials_from
 from common.errors import HarnessError
-from common.paths import socket_path
+from common.paths import daemon_log_path, socket_path
 from common.telemetry import telemetry_from
 
 if TYPE_CHECKING:
@@ -38,6 +39,11 @@ log = logging.getLogger(__name__)
 MAX_RESTARTS = 3
 #: How long :func:`daemon_answers` waits for the daemon to accept.
 PROBE_TIMEOUT_S = 1.0
+#: What the TUI says before its UI opens when it may not start the daemon.
+NOT_RUNNING = (
+    "the daemon is not running; start it with `harness daemon start`, "
+    "then run `python -m tui.main` again"
+)
 
 
 @dataclass(frozen=True)
@@ -110,26 +116,29 @@ class DaemonLink:
     def __init__(self, *, autostart: bool = True) -> None:
         """
         Args:
-            autostart: start the daemon again when it goes away (native mode).
+            autostart: start the daemon when it is not running or goes away (native mode).
         """
         self.autostart = autostart
 
     async def frames(self) -> AsyncGenerator[LinkFrame, None]:
-        """Subscribe; after a lost connection, restart the daemon (if allowed) and resubscribe."""
+        """Subscribe; start the daemon when it does not answer (if allowed) and subscribe
+        again. Before the first snapshot the daemon was not lost, only not started yet:
+        it is started without a word (the view says "connecting to the daemon…")."""
         from agent.daemon import lifecycle
 
         restarts = 0
+        subscribed = False
         while True:
             try:
                 async with _connect() as client:
                     async for frame in client.subscribe():
                         if isinstance(frame, list):
-                            restarts = 0
+                            restarts, subscribed = 0, True
                             yield Connection(True, f"daemon pid {client.hello.daemon_pid}")
                         yield frame
             except HarnessError as e:
                 log.warning("daemon subscription ended: %s", e)
-                lost = f"lost the daemon: {e}"
+                lost = f"lost the daemon: {e}" if subscribed else f"no daemon: {e}"
                 if not self.autostart:
                     yield Connection(False, f"{lost}; start it with `harness daemon start`")
                     return
@@ -137,11 +146,15 @@ class DaemonLink:
                     yield Connection(False, f"{lost}; gave up after {restarts} restarts")
                     return
                 restarts += 1
-                yield Connection(False, f"{lost}; starting it again")
+                if subscribed:
+                    yield Connection(False, f"{lost}; starting it again")
                 try:
                     await lifecycle.start_daemon()
                 except HarnessError as start_error:
-                    yield Connection(False, f"cannot start the daemon: {start_error}")
+                    yield Connection(
+                        False,
+                        f"cannot start the daemon: {start_error} (log: {daemon_log_path()})",
+                    )
                     return
 
     async def start(self, spec: AgentSpec, *, fresh: bool = False) -> AgentInfo:

@@ -20,6 +20,7 @@ from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.spec import AgentSpec
 from common.telemetry import telemetry_from
 from common.workspace.setup import validate_spec
+from tui.services.link import NOT_RUNNING
 
 
 def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[AgentSpec]:
@@ -57,10 +58,7 @@ async def prepare(specs: list[AgentSpec], *, start_daemon: bool, fresh: bool = F
     """
     if lifecycle.daemon_running() is None:
         if not start_daemon:
-            raise DaemonError(
-                "the daemon is not running; start it with `harness daemon start`, "
-                "then run `python -m tui.main` again"
-            )
+            raise DaemonError(NOT_RUNNING)
         try:
             await lifecycle.start_daemon()
         except DaemonError as e:
