@@ -124,8 +124,6 @@ class DaemonLink:
         """Subscribe; start the daemon when it does not answer (if allowed) and subscribe
         again. Before the first snapshot the daemon was not lost, only not started yet:
         it is started without a word (the view says "connecting to the daemon…")."""
-        from agent.daemon import lifecycle
-
         restarts = 0
         subscribed = False
         while True:
@@ -148,6 +146,8 @@ class DaemonLink:
                 restarts += 1
                 if subscribed:
                     yield Connection(False, f"{lost}; starting it again")
+                from agent.daemon import lifecycle  # only to start the daemon
+
                 try:
                     await lifecycle.start_daemon()
                 except HarnessError as start_error:
