@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from common.credentials import check_credentials, credentials_from
-from common.errors import HarnessError
+from common.errors import HarnessError, ProtocolError
 from common.paths import daemon_log_path, socket_path
 from common.telemetry import telemetry_from
 
@@ -136,6 +136,10 @@ class DaemonLink:
                         yield frame
             except HarnessError as e:
                 log.warning("daemon subscription ended: %s", e)
+                if isinstance(e, ProtocolError) and not subscribed:
+                    # A daemon of another version answers: starting one would find it running.
+                    yield Connection(False, str(e))
+                    return
                 lost = f"lost the daemon: {e}" if subscribed else f"no daemon: {e}"
                 if not self.autostart:
                     yield Connection(False, f"{lost}; start it with `harness daemon start`")
