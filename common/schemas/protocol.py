@@ -126,8 +126,9 @@ class AnswerRequest(_Request):
     not_after: datetime | None = None
     """Without ``checkpoint_id``: decide only a checkpoint created before this instant
     (when the person's command started), never one that nobody has seen yet."""
-    client: Annotated[str, Field(pattern=r"^[a-z]{1,16}$")] = "cli"
-    """Who asks, recorded as ``<client>:<user>`` with the decision."""
+    client: Literal["cli", "tui"] = "cli"
+    """Who asks, recorded as ``<client>:<user>`` with the decision: a person's client,
+    never a name the harness decides under (``auto-accept``, ``timeout``)."""
 
 
 class ShutdownRequest(_Request):

@@ -197,11 +197,13 @@ async def test_what_the_person_did_not_see_is_not_decided(
 async def test_a_forged_client_name_is_refused_in_one_line(
     daemon: DaemonServer, client: DaemonClient, make_spec: MakeSpec
 ) -> None:
-    """The decider's name is ``<client>:<user>``: a client label cannot smuggle a user in."""
+    """The decider's name is ``<client>:<user>``: a client label can neither smuggle a user
+    in nor pass a person's answer off as one the harness made."""
     name, workspace, _ = await waiting_agent(client, make_spec)
 
-    with pytest.raises(DaemonError, match=r"invalid request: client: String should match"):
-        await asyncio.to_thread(send, Answer(agent=name, approve=True, client="tui:root"))
+    for label in ("tui:root", "timeout", "auto-accept"):
+        with pytest.raises(DaemonError, match=r"invalid request: client: Input should be 'cli'"):
+            await asyncio.to_thread(send, Answer(agent=name, approve=True, client=label))
     still = checkpoints.current(WorkspaceFiles(workspace))
     assert still is not None and still.status == "pending"
 
