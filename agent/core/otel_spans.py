@@ -44,9 +44,10 @@ from common.schemas.trace import (
 )
 
 SERVICE_NAME = "coding-harness"
-FLUSH_TIMEOUT_MS = 5000
-"""How long the agent's end waits for the last spans to leave (an unreachable collector
-must not hold a finished agent for long)."""
+FLUSH_TIMEOUT_S = 3.0
+"""How long the agent's end waits for the last spans to leave: an unreachable collector
+must not hold a finished agent for long (the SDK's own flush ignores its timeout and
+retries for up to ``OTEL_EXPORTER_OTLP_TIMEOUT``, 10 s by default: 6.9 s measured)."""
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 
 Attributes = dict[str, Any]
@@ -62,7 +63,11 @@ class OtelSpans:
             attributes["service.name"] = SERVICE_NAME
         with environment_for_block(settings):
             exporter = OTLPSpanExporter()
-            self._provider = TracerProvider(resource=Resource.create(attributes))
+            # Shut down by close() alone, within its bound; never again at the interpreter's
+            # exit, where a dead collector would hold the process for the SDK's timeout.
+            self._provider = TracerProvider(
+                resource=Resource.create(attributes), shutdown_on_exit=False
+            )
             self._provider.add_span_processor(BatchSpanProcessor(exporter))
         self.endpoint = _endpoint(settings)
         self._agent = agent
@@ -129,8 +134,15 @@ class OtelSpans:
                 run.set_status(StatusCode.ERROR, "the run failed")
             run.end()
 
-    def close(self) -> None:
-        """End what is still open (a kill, a stop), then flush and shut the exporter down."""
+    def close(self) -> bool:
+        """End what is still open (a kill, a stop), then export what is left and shut the
+        exporter down, waiting at most :data:`FLUSH_TIMEOUT_S`.
+
+        Returns:
+            Whether the collector took the last spans in time. If not, the exporter's
+            thread is left to the process's end (it is a daemon thread): the spans it
+            still holds are lost, the agent is not held.
+        """
         with self._lock:
             open_spans = [
                 *(span for span, _ in self._tools.values()),
@@ -144,8 +156,10 @@ class OtelSpans:
             self._phase = self._run = None
         for span in open_spans:
             span.end()
-        self._provider.force_flush(FLUSH_TIMEOUT_MS)
-        self._provider.shutdown()
+        shutdown = threading.Thread(target=self._provider.shutdown, name="otel-end", daemon=True)
+        shutdown.start()
+        shutdown.join(FLUSH_TIMEOUT_S)
+        return not shutdown.is_alive()
 
     # --- events -----------------------------------------------------------------------
 

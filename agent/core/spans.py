@@ -38,8 +38,8 @@ class SpanSink(Protocol):
     def run_ended(self, outcome: str, spend: Spend) -> None:
         """The agent's run ended, with the run's whole spend."""
 
-    def close(self) -> None:
-        """Export what is left and stop."""
+    def close(self) -> bool:
+        """Export what is left and stop; whether it all left in time."""
 
 
 _sink: SpanSink | None = None
@@ -106,7 +106,7 @@ def exporting(
     if not traces_wanted(settings):
         yield
         return
-    from agent.core.otel_spans import OtelSpans
+    from agent.core.otel_spans import FLUSH_TIMEOUT_S, OtelSpans
 
     try:
         sink = OtelSpans(settings, agent)
@@ -121,6 +121,10 @@ def exporting(
     finally:
         _sink, _log = None, print
         try:
-            sink.close()
+            if not sink.close():
+                log(
+                    f"OpenTelemetry: {sink.endpoint} did not take the last spans within "
+                    f"{FLUSH_TIMEOUT_S:g} s; they are dropped"
+                )
         except Exception as e:
             log(f"OpenTelemetry: the last spans were not exported: {type(e).__name__}: {e}")

@@ -6,6 +6,7 @@ endpoint the SDK is never imported.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from datetime import timedelta
@@ -266,3 +267,33 @@ def test_a_failing_sink_is_dropped_with_one_line_and_the_run_goes_on(
 
     assert sink.calls == 1 and spans._sink is None
     assert logged == ["OpenTelemetry tracing stopped: RuntimeError: exporter broke"]
+
+
+def test_a_collector_that_never_answers_costs_the_agents_end_the_bound_then_one_line() -> None:
+    """The SDK's flush ignores its timeout and retries for up to 10 s; the agent's end
+    waits ``FLUSH_TIMEOUT_S`` for it, then says the last spans are dropped."""
+    from agent.core.otel_spans import FLUSH_TIMEOUT_S
+
+    with socket.socket() as closed:  # a port nothing listens on: every export is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    logged: list[str] = []
+    endpoint = f"http://127.0.0.1:{port}/v1/traces"
+    with spans.exporting({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint}, "a", logged.append):
+        spans.run_ended("done", Spend())
+
+    assert logged == [
+        f"OpenTelemetry: spans exported to {endpoint}",
+        f"OpenTelemetry: {endpoint} did not take the last spans within "
+        f"{FLUSH_TIMEOUT_S:g} s; they are dropped",
+    ]
+
+
+def test_a_live_collector_takes_the_last_spans_in_time() -> None:
+    with otlp_receiver() as (url, received):
+        logged: list[str] = []
+        settings = {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"{url}/v1/traces"}
+        with spans.exporting(settings, "a", logged.append):
+            spans.run_ended("done", Spend())
+    assert [span.name for span in received.spans] == ["run"]
+    assert logged == [f"OpenTelemetry: spans exported to {url}/v1/traces"]
