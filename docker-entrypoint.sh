@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-if [ "$tui_only" = 1 ]; then exec python -m tui.main --no-daemon-start; fi
+if [ "$tui_only" = 1 ]; then exec python -P -m tui.main --no-daemon-start; fi
 harness daemon start >/dev/null  # its errors still reach stderr
 if [ "$wait" = 1 ]; then  # no screen: follow the agents until they end, then stop
   if [ "$demo" = 1 ]; then exec harness demo "${auto[@]}" --wait; fi
@@ -58,9 +58,9 @@ fi
 first=(--no-daemon-start "${auto[@]}" "${fresh[@]}")
 [ "$demo" = 1 ] && first+=(--demo)
 [ -n "$specs" ] && first+=(--specs "$specs")
-python -m tui.main "${first[@]}" || true
+python -P -m tui.main "${first[@]}" || true
 while true; do
   echo "TUI closed; agents keep running. Enter: reopen the TUI, Ctrl+P Ctrl+Q: detach."
   read -r _ || exit 0
-  python -m tui.main --no-daemon-start || true
+  python -P -m tui.main --no-daemon-start || true
 done

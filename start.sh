@@ -121,7 +121,7 @@ if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until 
   [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
 fi
-tui=(.venv/bin/python -m tui.main)
+tui=(.venv/bin/python -P -m tui.main)  # -P: never the working folder's packages
 [ "$demo" = 1 ] && tui+=(--demo)
 [ -n "$specs" ] && tui+=(--specs "$specs")
 for a in "${passthrough[@]}"; do

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import site
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,6 +31,21 @@ def site_folders() -> frozenset[Path]:
 def is_installed(root: Path = CODE_ROOT, sites: frozenset[Path] | None = None) -> bool:
     """The harness runs from an install (its packages sit in a site folder), not a checkout."""
     return root in (site_folders() if sites is None else sites)
+
+
+def module_command(module: str, *args: str) -> list[str]:
+    """``python -P -m MODULE ARGS``: a child that runs one of the harness's own modules.
+
+    Why ``-P`` (Python 3.11+): ``python -m`` puts the working folder first on
+    ``sys.path``, and the harness's children work in the project, the model's tree. A
+    project holding ``agent/__init__.py`` and ``agent/cli.py`` (planted by a session, or
+    just a project with a package of that name) was imported in place of the harness's:
+    it ran as the agent, outside the sandbox, able to read the decision key and handed
+    the credentials (tested). With ``-P`` the working folder is not searched; the
+    packages come from the install or the checkout on ``PYTHONPATH``
+    (:func:`with_code_importable`).
+    """
+    return [sys.executable, "-P", "-m", module, *args]
 
 
 def with_code_importable(

@@ -11,14 +11,14 @@ server's exec environment.
 from __future__ import annotations
 
 import argparse
-import sys
 
+from common.harness_code import module_command
 from common.secrets import exec_with_secrets
 
 
 def web_argv(args: argparse.Namespace) -> list[str]:
     """The server's command line for ``harness web``'s arguments."""
-    argv = [sys.executable, "-m", "tui.web", "--host", args.host, "--port", str(args.port)]
+    argv = module_command("tui.web", "--host", args.host, "--port", str(args.port))
     if args.public_url is not None:
         argv += ["--public-url", args.public_url]
     return argv

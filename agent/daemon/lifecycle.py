@@ -10,7 +10,6 @@ import asyncio
 import os
 import socket
 import subprocess
-import sys
 from collections.abc import Sequence
 from contextlib import aclosing
 from pathlib import Path
@@ -22,6 +21,7 @@ from agent.daemon.client import DaemonClient
 from agent.daemon.home import ensure_home, private_log, read_status
 from agent.daemon.procs import is_alive
 from common.errors import DaemonError
+from common.harness_code import module_command
 from common.paths import daemon_log_path, harness_home
 from common.schemas.daemon_state import DaemonStatusFile
 from common.secrets import gitlab_secrets, secrets_in, start_with_secrets, without_secrets
@@ -127,7 +127,7 @@ def _spawn_daemon(
                 env=env,
                 pass_fds=fds,
             ),
-            [sys.executable, "-m", "agent.daemon", *daemon_args],
+            module_command("agent.daemon", *daemon_args),
             gitlab_secrets(secrets_in(os.environ)),  # Claude's go per agent, in start requests
         )
 

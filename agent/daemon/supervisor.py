@@ -20,7 +20,6 @@ import logging
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from agent.daemon.watcher import FolderWatcher
 from common.atomic import read_model_or_none
 from common.credentials import check_credentials, without_credentials
 from common.errors import DaemonError, SecretsError
+from common.harness_code import module_command
 from common.paths import (
     AGENT_NAME_VARIABLE,
     WorkspaceFiles,
@@ -63,7 +63,7 @@ ChangeListener = Callable[[AgentInfo, bool], None]
 
 def default_agent_command(workspace: Path) -> list[str]:
     """``python -m agent.cli --workspace WORKSPACE`` with this daemon's interpreter."""
-    return [sys.executable, "-m", "agent.cli", "--workspace", str(workspace)]
+    return module_command("agent.cli", "--workspace", str(workspace))
 
 
 class Supervisor:

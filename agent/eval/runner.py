@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from agent.eval.layout import lay_out
 from agent.eval.score import score
 from common.atomic import read_model_or_none
 from common.errors import HarnessError
-from common.harness_code import with_code_importable
+from common.harness_code import module_command, with_code_importable
 from common.paths import WorkspaceFiles
 from common.schemas.eval_report import CaseResult, EvalReport
 from common.schemas.exit_status import AgentExit
@@ -39,11 +38,7 @@ async def run_agent(files: WorkspaceFiles, timeout_s: float) -> AgentExit | None
     env = with_code_importable(os.environ)
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "agent.cli",
-            "--workspace",
-            str(files.root),
+            *module_command("agent.cli", "--workspace", str(files.root)),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log,
             stderr=asyncio.subprocess.STDOUT,

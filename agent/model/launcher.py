@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +18,7 @@ from types import TracebackType
 from typing import IO
 
 from common.errors import HarnessError
-from common.harness_code import with_code_importable
+from common.harness_code import module_command, with_code_importable
 
 _READY_PREFIX = "listening on "
 
@@ -78,7 +77,7 @@ class LocalModel:
         return self._url
 
     def _command(self) -> list[str]:
-        command = [sys.executable, "-m", "agent.model", "--playbook", str(self.playbook)]
+        command = module_command("agent.model", "--playbook", str(self.playbook))
         command += ["--host", "127.0.0.1", "--port", "0", "--exit-with-stdin"]
         if self.faults:
             command += ["--faults", ",".join(self.faults)]

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import agent
 import common
 import tui
-from common.harness_code import CODE_ROOT, is_installed, site_folders, with_code_importable
+from common.harness_code import (
+    CODE_ROOT,
+    is_installed,
+    module_command,
+    site_folders,
+    with_code_importable,
+)
 
 
 def test_the_code_root_holds_the_three_packages() -> None:
@@ -58,3 +67,65 @@ def test_a_child_started_elsewhere_imports_the_harness(tmp_path: Path) -> None:
         check=True,
     )
     assert Path(done.stdout.strip()).resolve().is_relative_to(CODE_ROOT)
+
+
+#: Every module the harness starts as a child with ``python -m``.
+CHILD_MODULES = ("agent.cli", "agent.daemon", "agent.model", "tui.web", "tui.main")
+
+
+def plant_packages(project: Path, marker: Path) -> None:
+    """A project whose top-level packages share the harness's names, each module of them
+    writing ``marker`` when imported: what a session could leave in the model's tree."""
+    for module in CHILD_MODULES:
+        package, name = module.split(".")
+        folder = project / package
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text(f"open({str(marker)!r}, 'a').write('{package}\\n')\n")
+        (folder / f"{name}.py").write_text(f"open({str(marker)!r}, 'a').write('{module}\\n')\n")
+
+
+@pytest.mark.parametrize("module", CHILD_MODULES)
+def test_a_child_in_a_project_with_the_harness_package_names_runs_the_harness(
+    tmp_path: Path, module: str
+) -> None:
+    """The harness starts its agents in the project: ``python -m agent.cli`` there ran a
+    planted ``agent/cli.py`` as the agent (outside the sandbox, with the decision key)."""
+    project, marker = tmp_path / "project", tmp_path / "planted-code-ran"
+    project.mkdir()
+    plant_packages(project, marker)
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    done = subprocess.run(
+        [*module_command(module), "--help"],
+        cwd=project,
+        env=with_code_importable(environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert not marker.exists(), marker.read_text()
+    assert done.returncode == 0 and "usage:" in done.stdout, done.stderr[-500:]
+    unguarded = subprocess.run(  # the same child without -P: the check sees the planted code
+        [sys.executable, "-m", module, "--help"],
+        cwd=project,
+        env=with_code_importable(environ),
+        capture_output=True,
+        timeout=60,
+    )
+    assert marker.read_text().split() == [module.split(".")[0], module], unguarded.stderr
+
+
+def test_the_harness_starts_its_own_modules_only_through_module_command() -> None:
+    """A new ``[sys.executable, "-m", ...]`` elsewhere would bring the hole back."""
+    spawns = re.compile(r"""sys\.executable,\s*["']-m["']""")
+    found = [
+        f"{path.relative_to(CODE_ROOT)}: {match.group(0)!r}"
+        for root in ("agent", "common", "tui")
+        for path in sorted((CODE_ROOT / root).rglob("*.py"))
+        for match in spawns.finditer(path.read_text())
+    ]
+    assert found == []
+    for script in ("start.sh", "docker-entrypoint.sh"):
+        text = (CODE_ROOT / script).read_text()
+        assert not re.search(r"python3? -m (agent|tui)\.", text), script

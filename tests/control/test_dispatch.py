@@ -56,6 +56,7 @@ def test_harness_web_runs_the_tui_web_server_with_its_arguments() -> None:
     args = build_parser().parse_args(["web", "--port", "0", "--public-url", "http://x:1/"])
     assert web_argv(args) == [
         sys.executable,
+        "-P",
         "-m",
         "tui.web",
         "--host",
@@ -65,7 +66,7 @@ def test_harness_web_runs_the_tui_web_server_with_its_arguments() -> None:
         "--public-url",
         "http://x:1/",
     ]
-    assert web_argv(build_parser().parse_args(["web"]))[3:] == [
+    assert web_argv(build_parser().parse_args(["web"]))[4:] == [
         "--host",
         "localhost",
         "--port",

@@ -36,7 +36,7 @@ async def test_the_web_server_started_by_harness_web_shows_no_token_in_its_envir
         assert re.search(rb"http://localhost:\d+/\?token=", line), line
 
         argv = cmdline_of(process.pid)  # the same process, now the TUI's web server
-        assert argv[1:3] == ["-m", "tui.web"], argv
+        assert argv[1:4] == ["-P", "-m", "tui.web"], argv
         assert "--secrets-fd" in argv, "the token came through a pipe"
         assert token.encode() not in environ_of(process.pid)
         assert b"GITLAB_TOKEN" not in environ_of(process.pid)
