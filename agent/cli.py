@@ -28,6 +28,7 @@ from pathlib import Path
 from agent.core import network_access, phases, spans
 from agent.core.browser.launch import browser_servers, prepare_browser
 from agent.core.endpoint_meter import EndpointMeter
+from agent.core.entrances import own_entrances
 from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
 from agent.core.mcp_servers import agent_servers
@@ -35,11 +36,9 @@ from agent.core.model_probe import probe_endpoint
 from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
 from agent.core.policy import PolicyContext, audit
-from agent.core.project_env import ProjectEnv, without_harness
-from agent.core.project_env import detect as detect_project_env
-from agent.core.project_env import pinned as pinned_project_env
 from agent.core.research import RESEARCH_VARIABLES, ResearchConfig
 from agent.core.runner import run_to_end
+from agent.core.sandboxing import check_sandbox, session_launch
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
@@ -47,9 +46,7 @@ from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
-from agent.sandbox.entrances import own_entrances
 from agent.sandbox.protected import ProtectedPlaces
-from agent.sandbox.setup import check_sandbox, session_launch
 from agent.tracker.base import IssueTracker
 from agent.tracker.factory import make_tracker
 from agent.tracker.redacting import RedactingTracker
@@ -64,6 +61,9 @@ from common.credentials import (
 )
 from common.errors import HarnessError, SecretsError
 from common.paths import AGENT_NAME_VARIABLE, WorkspaceFiles
+from common.project_env import ProjectEnv, without_harness
+from common.project_env import detect as detect_project_env
+from common.project_env import pinned as pinned_project_env
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.exit_status import AgentExit
 from common.schemas.spec import AgentSpec

@@ -27,7 +27,6 @@ from pathlib import Path
 from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
-from agent.core.project_env import detect as detect_project_env
 from agent.core.runner import run_to_end
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
@@ -37,6 +36,7 @@ from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RECORD_ENV, read_records
 from agent.tracker.factory import make_tracker
 from common.paths import WorkspaceFiles
+from common.project_env import detect as detect_project_env
 from common.schemas.agent_state import AgentState
 from common.schemas.model_request import RequestRecord
 from common.workspace.setup import load_info, prepare_workspace

@@ -13,12 +13,14 @@ The layers, from the bottom:
 2. ``agent.assets``: the harness's data files.
 3. The services that stand on the protocol alone: the embedded model (``agent.model``),
    the trackers, the daemon, the local GitLab and the demo project's environment.
-4. The agent's run: ``agent.core`` with its sandbox (``agent.sandbox``). One layer
-   today: the sandbox's launcher uses the core's log, gates and model proxy, and the
-   core asks the sandbox's plan; splitting them is work left.
-5. What runs the core: the agent process (``agent.cli``) and the eval suite.
-6. The ``harness`` CLI (``agent.control``).
-7. The TUI, which uses the CLI's decision and spec paths (one path for both).
+4. The OS sandbox (``agent.sandbox``): plans, bubblewrap, the relay and the filtering
+   proxy; it knows nothing of sessions or phases (what it is told to log, and how a
+   command is wrapped, it is handed).
+5. The agent's run (``agent.core``), which puts its sessions and gates in the sandbox
+   (``agent.core.sandboxing``, ``agent.core.entrances``).
+6. What runs the core: the agent process (``agent.cli``) and the eval suite.
+7. The ``harness`` CLI (``agent.control``).
+8. The TUI, which uses the CLI's decision and spec paths (one path for both).
 
 Besides the layers: the TUI, the daemon and the trackers never reach into
 ``agent.core``; neither the core nor the TUI knows the embedded model (what only the
@@ -48,7 +50,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("common.workspace",),
     ("agent", "agent.assets"),
     ("agent.model", "agent.tracker", "agent.daemon", "agent.gitlab_local", "agent.demo_env"),
-    ("agent.core", "agent.sandbox"),
+    ("agent.sandbox",),
+    ("agent.core",),
     ("agent.cli", "agent.eval"),
     ("agent.control",),
     ("tui",),
@@ -197,12 +200,12 @@ def test_every_import_stays_in_its_layer_or_below() -> None:
         (
             "agent.core.synthetic",
             "def later() -> None:\n    from tui.app import HarnessApp\n",
-            "agent.core.synthetic:2 imports tui.app (layer 7 above 4)",
+            "agent.core.synthetic:2 imports tui.app (layer 8 above 5)",
         ),
         (
             "agent.eval.synthetic",
             "async def later() -> None:\n    import agent.control.main\n",
-            "agent.eval.synthetic:2 imports agent.control.main (layer 6 above 5)",
+            "agent.eval.synthetic:2 imports agent.control.main (layer 7 above 6)",
         ),
         (
             "agent.daemon.synthetic",
@@ -212,12 +215,17 @@ def test_every_import_stays_in_its_layer_or_below() -> None:
         (
             "agent.core.stages.synthetic",
             "def later() -> None:\n    from ...control import main\n",
-            "agent.core.stages.synthetic:2 imports agent.control.main (layer 6 above 4)",
+            "agent.core.stages.synthetic:2 imports agent.control.main (layer 7 above 5)",
+        ),
+        (
+            "agent.sandbox.synthetic",
+            "def later() -> None:\n    from agent.core.log import AgentLog\n",
+            "agent.sandbox.synthetic:2 imports agent.core.log (layer 5 above 4)",
         ),
         (
             "common.synthetic",
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent.core import log\n",
-            "common.synthetic:3 imports agent.core.log (layer 4 above 0)",
+            "common.synthetic:3 imports agent.core.log (layer 5 above 0)",
         ),
     ],
 )

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent.core.policy import PolicyContext, judge_command
-from agent.core.project_env import detect as detect_project_env
 from common.errors import HarnessError
+from common.project_env import detect as detect_project_env
 
 
 class StdinUnreadable(HarnessError):

@@ -22,7 +22,6 @@ from agent.control.trace_compare import SessionRecord, differences, session_reco
 from agent.core import prompts
 from agent.core.log import AgentLog
 from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.project_env import detect
 from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import RESEARCH_TOOLS, SURFACES, ToolSurface, with_research
@@ -30,6 +29,7 @@ from agent.core.trace import read_trace, tracing
 from agent.model.server import PlaybookServer
 from agent.model.trace_playbook import TraceAnswers, rewrite
 from common.errors import HarnessError, SessionError
+from common.project_env import detect
 from common.schemas.trace import TraceEvent
 from common.workspace import git
 

@@ -23,7 +23,7 @@ from agent.core import fresh_trees, gates, trace
 from agent.core.fresh_trees import Harmless
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
-from agent.core.project_env import ProjectEnv
+from common.project_env import ProjectEnv
 from common.schemas.gates import TestRun
 from common.workspace import git
 

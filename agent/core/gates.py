@@ -53,7 +53,7 @@ async def run_tests(
 ) -> TestRun:
     """Run ``command`` in the project through the shell and summarize the outcome.
 
-    ``env`` is the project's environment (:mod:`agent.core.project_env`), never the
+    ``env`` is the project's environment (:mod:`common.project_env`), never the
     harness's own. ``wrap`` runs the shell inside the sessions' sandbox: the tests
     are code the model wrote. A run that exceeds ``timeout_s`` is killed and
     reported as failed (exit 124).

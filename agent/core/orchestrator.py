@@ -28,7 +28,6 @@ from agent.core.gates import CommandWrap
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
 from agent.core.network_access import HostAccess
-from agent.core.project_env import ProjectEnv
 from agent.core.run_state import StateStore
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig, SessionResult, run_session
@@ -38,6 +37,7 @@ from agent.core.webhook import Webhook
 from agent.tracker.base import IssueTracker
 from common import decision_mac, paths
 from common.paths import WorkspaceFiles
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets
 from common.schemas.gates import TestRun

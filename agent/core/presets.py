@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agent.core.project_env import ProjectEnv
 from common.errors import ProjectSettingsError
+from common.project_env import ProjectEnv
 from common.schemas.quality import SETTINGS_FILE, QualitySettings, RepoSettings
 
 _PYTHON_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "requirements.txt")

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.assets import BYTE_CODE
-from agent.core.project_env import detect
 from agent.eval.cases import Case
 from common.paths import WORKSPACE_ROOT_NAME
+from common.project_env import detect
 
 SCORE_TIMEOUT_S = 600
 _PYTEST = re.compile(r"(\d+) (passed|failed|error|errors)\b")

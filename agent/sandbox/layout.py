@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core import host_python
-from agent.core.project_env import is_python_project, project_venv, without_harness
 from agent.sandbox.plan import SYSTEM_DIRS
 from agent.sandbox.protected import ProtectedPlaces, holds_workspaces, why_denied
+from common import host_python
+from common.project_env import is_python_project, project_venv, without_harness
 from common.schemas.sandbox_layout import SandboxLayout
 
 Log = Callable[[str], None]
@@ -149,7 +149,7 @@ def interpreter_folders(project_dir: Path, environ: Mapping[str, str]) -> list[N
     """The version folder of the user's Python, for a Python project without a venv.
 
     Why: its tests run with that interpreter by absolute path
-    (:func:`agent.core.project_env.detect`); one under the home (a pyenv version) is
+    (:func:`common.project_env.detect`); one under the home (a pyenv version) is
     shown by its own folder, which the deny list checks like any other.
     """
     if project_venv(project_dir) is not None or not is_python_project(project_dir):

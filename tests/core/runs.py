@@ -8,10 +8,10 @@ from pathlib import Path
 
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
-from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig
 from agent.tracker.file import FileTracker
 from common.paths import WorkspaceFiles
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState
 from common.schemas.spec import AgentSpec
 from common.workspace.setup import load_info, prepare_workspace

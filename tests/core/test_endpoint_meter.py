@@ -13,11 +13,11 @@ from agent.core.endpoint_usage import Usage
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
 from agent.core.policy.audit import read_counts, record_endpoint_refusal, status_line
-from agent.core.project_env import ProjectEnv
 from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult, with_endpoint
 from common.errors import ModelEndpointError
 from common.paths import WorkspaceFiles
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets
 from common.schemas.spec import AgentSpec

@@ -16,7 +16,7 @@ import pytest
 from agent.core.fresh_trees import Harmless
 from agent.core.gate_runs import GateRunner
 from agent.core.log import AgentLog
-from agent.core.project_env import ProjectEnv
+from common.project_env import ProjectEnv
 from common.schemas.gates import TestRun
 from tests.core.runs import sh_git
 

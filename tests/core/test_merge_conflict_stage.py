@@ -23,10 +23,10 @@ from agent.core import faultpoints
 from agent.core.desk import StopRun
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
-from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig, SessionResult
 from agent.core.stages import parallel
 from common.atomic import read_model
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
     Checkpoint,

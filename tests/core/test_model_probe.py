@@ -17,10 +17,10 @@ from agent.core import orchestrator, session_retries
 from agent.core.log import AgentLog
 from agent.core.model_probe import ProbeAnswer, judge, probe_endpoint
 from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig, SessionResult
 from common.errors import ModelEndpointError, SessionError
 from common.paths import WorkspaceFiles
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo

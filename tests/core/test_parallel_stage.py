@@ -18,13 +18,13 @@ from typing import Any
 
 from agent.core.log import AgentLog
 from agent.core.orchestrator import Run
-from agent.core.project_env import ProjectEnv
 from agent.core.session import SessionConfig, SessionResult
 from agent.core.stages import parallel
 from agent.core.tools import DoneReport, SessionReports
 from agent.tracker.file import FileTracker
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
+from common.project_env import ProjectEnv
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.budget import Budgets
 from common.schemas.issues import SET_ASIDE_LABEL, IssueDraft

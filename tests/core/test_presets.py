@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.core import presets
-from agent.core.project_env import ProjectEnv
 from common.errors import ProjectSettingsError
+from common.project_env import ProjectEnv
 from common.schemas.quality import QualitySettings
 
 

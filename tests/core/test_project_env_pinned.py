@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agent.core.project_env import detect, pinned
+from common.project_env import detect, pinned
 
 PLANTED = "#!/bin/sh\necho 'forged: 42 passed'\nexit 0\n"
 

@@ -12,8 +12,8 @@ import pytest
 
 from agent.core import faultpoints, slots
 from agent.core.orchestrator import Run
-from agent.core.project_env import ProjectEnv
 from common import paths
+from common.project_env import ProjectEnv
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.schemas.issue_slot import SlotStep
 from common.workspace import answer, checkpoints

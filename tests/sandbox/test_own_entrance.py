@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from agent.core.endpoint_meter import EndpointMeter
+from agent.core.entrances import own_entrances
 from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.session import SessionConfig, endpoint_window
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.binary import find_bwrap, probe
-from agent.sandbox.entrances import own_entrances
 from agent.sandbox.launcher import relay_python, session_sandbox
 from agent.sandbox.plan import INSIDE_DIR
 from common.errors import SandboxError

@@ -58,7 +58,7 @@ def find(environ: Mapping[str, str], project_dir: Path) -> Search:
     """The first ``python3``/``python`` on ``environ``'s ``PATH`` the sandbox can run.
 
     ``environ`` should already be without the harness's venv
-    (:func:`agent.core.project_env.without_harness`).
+    (:func:`common.project_env.without_harness`).
     """
     project = Path(os.path.realpath(project_dir))
     entries = [e for e in environ.get("PATH", "").split(os.pathsep) if e]

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import host_python
 from agent.core.gates import run_tests
-from agent.core.project_env import detect
 from agent.sandbox import layout
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox
 from agent.sandbox.protected import ProtectedPlaces
+from common import host_python
+from common.project_env import detect
 
 BWRAP = find_bwrap()
 REAL = Path(getattr(sys, "_base_executable", sys.executable)).resolve()

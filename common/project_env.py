@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core import host_python
+from common import host_python
 
 VENV_NAMES = (".venv", "venv")
 """Folders in the project that count as its own Python environment, in this order."""
@@ -109,7 +109,7 @@ def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
     Order: a project venv (``.venv``/``venv``), ``uv run`` where ``uv.lock`` is present
     and uv is installed, ``poetry run`` likewise, ``npm test``, ``go test ./...``,
     ``cargo test``, else a Python project with the user's interpreter, named by its
-    absolute path (:mod:`agent.core.host_python`: a pyenv shim or a bare ``python``
+    absolute path (:mod:`common.host_python`: a pyenv shim or a bare ``python``
     does not run inside the sandbox).
     """
     base_path = without_harness(environ).get("PATH", "")

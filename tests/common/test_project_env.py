@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.core.gates import run_tests
-from agent.core.project_env import detect, project_venv, without_harness
+from common.project_env import detect, project_venv, without_harness
 
 
 def make_venv(project: Path, name: str = ".venv") -> Path:
