@@ -58,10 +58,13 @@ def ensure_demo_env(requirements: Path = REQUIREMENTS) -> Path:
         shutil.rmtree(target, ignore_errors=True)  # a half-built one from a killed build
         print("preparing the demo project's own environment (once) ...", file=sys.stderr)
         base_python = getattr(sys, "_base_executable", sys.executable)
-        _run([base_python, "-m", "venv", str(target)], "create the demo's venv")
+        # -P: the working folder (wherever ``harness demo`` was typed) is never searched
+        # for the ``venv`` or ``pip`` module (see common.harness_code.module_command).
+        _run([base_python, "-P", "-m", "venv", str(target)], "create the demo's venv")
         _run(
             [
                 str(target / "bin" / "python"),
+                "-P",
                 "-m",
                 "pip",
                 "install",

@@ -117,14 +117,20 @@ def test_a_child_in_a_project_with_the_harness_package_names_runs_the_harness(
 
 
 def test_the_harness_starts_its_own_modules_only_through_module_command() -> None:
-    """A new ``[sys.executable, "-m", ...]`` elsewhere would bring the hole back."""
-    spawns = re.compile(r"""sys\.executable,\s*["']-m["']""")
-    found = [
-        f"{path.relative_to(CODE_ROOT)}: {match.group(0)!r}"
-        for root in ("agent", "common", "tui")
-        for path in sorted((CODE_ROOT / root).rglob("*.py"))
-        for match in spawns.finditer(path.read_text())
-    ]
+    """A new ``[sys.executable, "-m", ...]`` elsewhere would bring the hole back; any other
+    ``python -m MODULE`` the harness runs (the demo's ``venv``, ``pip``) has ``-P`` first."""
+    own = re.compile(r"""sys\.executable,\s*["']-m["']""")
+    module = re.compile(r"""["']-m["'],\s*["'][a-z_][a-z0-9_.]*["']""")
+    found = []
+    for root in ("agent", "common", "tui"):
+        for path in sorted((CODE_ROOT / root).rglob("*.py")):
+            text = path.read_text()
+            found += [f"{path.name}: {m.group(0)!r}" for m in own.finditer(text)]
+            found += [
+                f"{path.name}: {m.group(0)!r} without -P"
+                for m in module.finditer(text)
+                if not re.search(r"""["']-P["'],\s*$""", text[: m.start()])
+            ]
     assert found == []
     for script in ("start.sh", "docker-entrypoint.sh"):
         text = (CODE_ROOT / script).read_text()
