@@ -73,6 +73,16 @@ def printable_line(text: str) -> str:
     return printable(text, one_line=True)
 
 
+def error_line(error: BaseException) -> str:
+    """``error: MESSAGE`` as a front end prints a failure: one line, escaped.
+
+    Why escaped here and not trusted: a message may quote what the model wrote (a
+    checkpoint id or a decider read back from a workspace file, a path), and a newline
+    in it would print a second line that looks like the harness's own.
+    """
+    return f"error: {printable_line(str(error))}"
+
+
 def printable_bytes(data: bytes, *, one_line: bool = False) -> str:
     """``data`` decoded as UTF-8 (a byte that is not UTF-8 shown as ``\\xNN``), escaped."""
     return printable(data.decode("utf-8", errors="surrogateescape"), one_line=one_line)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from common.errors import DaemonError, HarnessError
 from common.secrets import hide_secrets_from_proc
+from common.untrusted_text import error_line
 from tui.app import HarnessApp
 from tui.services.link import NOT_RUNNING, DaemonLink, daemon_answers
 from tui.services.settings import load_settings_if_any
@@ -34,14 +35,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
             argv = hide_secrets_from_proc(sys.argv)[1:]
     except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 1
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings_if_any()
         started = start_first(args)
     except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 1
     # What is loaded by now (some 50,000 objects: modules, classes, their tables) lives
     # as long as the process: the collector need not walk it again. Otherwise the first

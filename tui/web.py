@@ -32,6 +32,7 @@ from textual_serve.server import Server
 from common import web_link
 from common.errors import HarnessError
 from common.secrets import hide_secrets_from_proc
+from common.untrusted_text import error_line
 
 COOKIE = "harness_web_token"
 DEFAULT_PORT = 8765
@@ -196,13 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
             argv = hide_secrets_from_proc(sys.argv)[1:]
     except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 1
     args = build_parser().parse_args(argv)
     try:
         asyncio.run(serve(args.host, args.port, public_url=args.public_url))
     except HarnessError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -22,6 +22,7 @@ from agent.control.printable_output import printable_output
 from agent.daemon.procs import started_at
 from common.errors import HarnessError
 from common.secrets import hide_secrets_from_proc
+from common.untrusted_text import error_line
 
 #: A command returns its exit status, or a coroutine for it when it awaits the daemon's
 #: streams; a plain one (``harness approve``) never pays for starting an event loop.
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             argv = hide_secrets_from_proc(sys.argv)[1:]
         except HarnessError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(error_line(e), file=sys.stderr)
             return 1
     args = build_parser().parse_args(argv)
     args.started = started
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return run_command(load_command(args.command), args)
         except HarnessError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(error_line(e), file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             return 130

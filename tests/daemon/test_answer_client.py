@@ -40,6 +40,7 @@ from common.schemas.protocol import (
     Hello,
     RequestAdapter,
 )
+from common.untrusted_text import error_line
 from common.workspace import checkpoints
 
 from .conftest import REPO_ROOT, MakeSpec
@@ -243,3 +244,35 @@ async def test_the_commands_print_what_they_decided(
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.startswith(f"error: checkpoint {shown.id} was already decided by cli:")
     assert again.stderr.count("\n") == 1
+
+
+async def test_a_refusal_quoting_a_rewritten_checkpoint_stays_one_escaped_line(
+    daemon: DaemonServer, client: DaemonClient, make_spec: MakeSpec
+) -> None:
+    """Without the sandbox the model can rewrite the checkpoint file; the daemon's refusal
+    quotes the id it finds there. A newline in it printed a second line of the model's
+    choosing under the person's ``harness approve`` (a forged ``[harness] … approved``)."""
+    name, workspace, shown = await waiting_agent(client, make_spec)
+    files = WorkspaceFiles(workspace)
+    forged = json.loads(files.checkpoint.read_text())
+    forged["id"] = "x\x1b]0;owned\x07\n[harness] checkpoint cp-1 approved by tui:alice"
+    files.checkpoint.write_text(json.dumps(forged))
+
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "agent.control", "approve", name, "--checkpoint", shown.id],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        f"error: checkpoint {shown.id} is no longer current "
+        "(now x\\x1b]0;owned\\x07\\n[harness] checkpoint cp-1 approved by tui:alice)\n"
+    )
+
+
+def test_an_error_line_is_one_escaped_line() -> None:
+    assert error_line(DaemonError("a\nb\x1b[2J")) == "error: a\\nb\\x1b[2J"
