@@ -25,18 +25,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import fcntl
 import os
 import re
 import shlex
 import shutil
 import statistics
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
-import threading
 import time
 from pathlib import Path
 
@@ -50,10 +45,9 @@ from common.schemas.protocol import AgentInfo
 from common.schemas.tui_settings import NotifySettings, TuiSettings
 from common.workspace import checkpoints
 from common.workspace.answer import approve
+from tests.tui.pty_terminal import PtyTerminal
 
 REPO = Path(__file__).resolve().parents[1]
-COLUMNS, ROWS = 120, 36
-WAIT_S = 20.0
 SLEEPER = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(3600)'"
 FLOOD_LINE = re.compile(r"FLOOD(\d{8})")
 #: Between two measurements the TUI goes idle, as it is while an agent works between
@@ -61,91 +55,24 @@ FLOOD_LINE = re.compile(r"FLOOD(\d{8})")
 SETTLE_S = 0.3
 
 
-class Terminal:
-    """The TUI in a pty; every chunk it writes is kept with the moment it arrived."""
+def tui(env: dict[str, str]) -> PtyTerminal:
+    """The TUI against the running daemon, in a pty."""
+    return PtyTerminal([sys.executable, "-m", "tui.main", "--no-daemon-start"], env, REPO)
 
-    def __init__(self, env: dict[str, str]) -> None:
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui.main", "--no-daemon-start"],
-            cwd=REPO,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            env={**env, "TERM": "xterm-256color", "COLUMNS": str(COLUMNS), "LINES": str(ROWS)},
-            start_new_session=True,
-            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
-        )
-        os.close(slave)
-        self._master = master
-        self._lock = threading.Lock()
-        self._text = ""
-        self._chunks: list[tuple[float, int]] = []  # (arrival, length of the text after it)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
 
-    def _read(self) -> None:
-        while True:
-            try:
-                data = os.read(self._master, 1 << 16)
-            except OSError:  # the TUI exited and the pty closed
-                return
-            if not data:
-                return
-            now = time.perf_counter()
-            with self._lock:
-                self._text += data.decode(errors="replace")
-                self._chunks.append((now, len(self._text)))
-
-    @property
-    def position(self) -> int:
-        with self._lock:
-            return len(self._text)
-
-    def wait_for(self, token: str, since: int = 0, timeout: float = WAIT_S) -> tuple[float, int]:
-        """When ``token`` first reached the terminal after ``since``, and where it ends."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            with self._lock:
-                found = self._text.find(token, since)
-                if found >= 0:
-                    end = found + len(token)
-                    arrival = next(t for t, length in self._chunks if length >= end)
-                    return arrival, end
-            time.sleep(0.001)
-        raise TimeoutError(f"{token!r} did not reach the terminal within {timeout:g} s")
-
-    def flood_marks(self, since: int) -> list[tuple[float, int]]:
-        """(arrival, highest flood line number) for every chunk after ``since``."""
-        with self._lock:
-            marks: list[tuple[float, int]] = []
-            start = since
-            for arrival, length in self._chunks:
-                if length <= since:
-                    continue
-                numbers = [int(n) for n in FLOOD_LINE.findall(self._text, start, length)]
-                if numbers:
-                    marks.append((arrival, max(numbers)))
-                start = length
-            return marks
-
-    def press(self, keys: str) -> None:
-        os.write(self._master, keys.encode())
-
-    def rss_kib(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text().splitlines()
-        return int(next(line for line in status if line.startswith("VmRSS")).split()[1])
-
-    def quit(self) -> None:
-        self.press("q")
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self._master)
+def flood_marks(terminal: PtyTerminal, since: int) -> list[tuple[float, int]]:
+    """(arrival, highest flood line number) for every chunk after ``since``."""
+    text = terminal.text()
+    marks: list[tuple[float, int]] = []
+    start = since
+    for arrival, length in terminal.chunks():
+        if length <= since:
+            continue
+        numbers = [int(n) for n in FLOOD_LINE.findall(text, start, length)]
+        if numbers:
+            marks.append((arrival, max(numbers)))
+        start = length
+    return marks
 
 
 def launch_times(env: dict[str, str], launches: int) -> tuple[list[float], list[float]]:
@@ -155,7 +82,7 @@ def launch_times(env: dict[str, str], launches: int) -> tuple[list[float], list[
     painted_ms: list[float] = []
     shown_ms: list[float] = []
     for _ in range(launches):
-        terminal = Terminal(env)
+        terminal = tui(env)
         painted, _ = terminal.wait_for("coding-harness")
         shown, _ = terminal.wait_for("agent_1")
         painted_ms.append((painted - terminal.started) * 1000)
@@ -175,7 +102,7 @@ def bench_checkpoint(number: int) -> MrPhaseTransitionCheckpoint:
     )
 
 
-def announce_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+def announce_delays(terminal: PtyTerminal, agent: AgentInfo, count: int) -> list[float]:
     """Default settings: a pending checkpoint → the toast that announces it."""
     files = WorkspaceFiles(agent.workspace)
     delays: list[float] = []
@@ -190,7 +117,7 @@ def announce_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[fl
     return delays
 
 
-def checkpoint_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+def checkpoint_delays(terminal: PtyTerminal, agent: AgentInfo, count: int) -> list[float]:
     files = WorkspaceFiles(agent.workspace)
     delays: list[float] = []
     for number in range(count):
@@ -207,7 +134,7 @@ def checkpoint_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[
     return delays
 
 
-def line_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]:
+def line_delays(terminal: PtyTerminal, agent: AgentInfo, count: int) -> list[float]:
     delays: list[float] = []
     for number in range(count):
         token = f"BENCHLOG{number:05d}"
@@ -221,7 +148,7 @@ def line_delays(terminal: Terminal, agent: AgentInfo, count: int) -> list[float]
     return delays
 
 
-def flood(terminal: Terminal, agent: AgentInfo, seconds: float, rate: int) -> dict[str, float]:
+def flood(terminal: PtyTerminal, agent: AgentInfo, seconds: float, rate: int) -> dict[str, float]:
     """Append ``rate`` lines a second for ``seconds``; how the screen and the memory fare."""
     batch = rate // 100  # one write every 10 ms
     padding = "x" * 70
@@ -248,7 +175,7 @@ def flood(terminal: Terminal, agent: AgentInfo, seconds: float, rate: int) -> di
     rss.append(terminal.rss_kib())
     lags = [
         (arrival - written_at[shown // batch]) * 1000
-        for arrival, shown in terminal.flood_marks(since)
+        for arrival, shown in flood_marks(terminal, since)
         if arrival <= finished
     ]
     return {
@@ -309,7 +236,7 @@ def main() -> None:
         painted, shown = launch_times(env, args.launches)
         summary("launch → first painted screen", painted, 300)
         summary("launch → agents shown", shown, None)
-        terminal = Terminal(env)
+        terminal = tui(env)
         try:
             terminal.wait_for("agent_1")
             summary(
@@ -323,7 +250,7 @@ def main() -> None:
             terminal.quit()
         settings = TuiSettings(auto_open=True, notify=NotifySettings(bell=False, osc=False))
         write_model(Path(home) / "tui_settings.json", settings)
-        terminal = Terminal(env)
+        terminal = tui(env)
         try:
             terminal.wait_for("agent_1")
             summary(

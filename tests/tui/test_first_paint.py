@@ -18,15 +18,10 @@ fast is what it does before painting, and that is what this test pins down.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
 import re
 import shlex
-import struct
-import subprocess
 import sys
-import termios
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -37,6 +32,7 @@ from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from tests.tui.conftest import REPO_ROOT
+from tests.tui.pty_terminal import WAIT_S, PtyTerminal
 from tui.services.pending import LIVE
 
 #: What the first paint does without (each takes far longer to import than the
@@ -54,64 +50,13 @@ NOT_BEFORE_THE_FIRST_PAINT = (
 LOADED_FOR_THE_AGENTS = ("common.schemas.protocol", "agent.daemon.client")
 IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)")
 TITLE = "coding-harness"
-WAIT_S = 60.0
 
 
-class Terminal:
-    """``python -X importtime -m tui.main ARGS`` in a pty of 120×36."""
-
-    def __init__(self, *args: str) -> None:
-        main, side = os.openpty()
-        fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-        self.process = subprocess.Popen(
-            [sys.executable, "-X", "importtime", "-m", "tui.main", *args],
-            cwd=REPO_ROOT,
-            stdin=side,
-            stdout=side,
-            stderr=side,
-            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"},
-            start_new_session=True,
-        )
-        os.close(side)
-        self._main = main
-        self._lock = threading.Lock()
-        self._text = ""
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                data = os.read(self._main, 1 << 16)
-            except OSError:  # the TUI exited and the pty closed
-                return
-            if not data:
-                return
-            with self._lock:
-                self._text += data.decode(errors="replace")
-
-    def until(self, token: str) -> str:
-        """Everything the terminal got before ``token`` first reached it."""
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            with self._lock:
-                found = self._text.find(token)
-                if found >= 0:
-                    return self._text[:found]
-            time.sleep(0.01)
-        with self._lock:
-            tail = self._text[-2000:]
-        raise AssertionError(f"{token!r} did not reach the terminal; it got:\n{tail}")
-
-    def quit(self, *, key: bool = True) -> None:
-        """``q`` (``key``), else (the wizard takes keys as text) the process is killed."""
-        if key:
-            os.write(self._main, b"q")
-        try:
-            self.process.wait(timeout=10 if key else 0)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        os.close(self._main)
+def tui(*args: str) -> PtyTerminal:
+    """``python -X importtime -m tui.main ARGS`` in a pty."""
+    return PtyTerminal(
+        [sys.executable, "-X", "importtime", "-m", "tui.main", *args], os.environ, REPO_ROOT
+    )
 
 
 def imported(text: str) -> set[str]:
@@ -146,7 +91,7 @@ def test_the_pattern_reads_an_import_line() -> None:
 async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
     sleeping_agent: str,
 ) -> None:
-    terminal = Terminal("--no-daemon-start")
+    terminal = tui("--no-daemon-start")
     try:
         before_paint = imported(terminal.until(TITLE))
         before_agents = imported(terminal.until(sleeping_agent))
@@ -164,7 +109,7 @@ def test_without_a_daemon_it_paints_first_then_starts_the_daemon(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))  # for the daemon the TUI starts
     assert lifecycle.daemon_running() is None
-    terminal = Terminal()
+    terminal = tui()
     try:
         before_paint = imported(terminal.until(TITLE))
         deadline = time.monotonic() + WAIT_S
