@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.base import StrictModel
 from common.schemas.budget import Budgets
+from common.schemas.limits import Limits
 from common.schemas.mcp_server import McpServer, unique_names
 from common.schemas.notify import CheckpointTimeout, NotifyTargets
 from common.schemas.outbound import OutboundSettings
@@ -96,6 +97,9 @@ class AgentSpec(StrictModel):
     same name."""
     budgets: Budgets = Field(default_factory=Budgets)
     """Sessions per issue, turns per session, total cost and time."""
+    limits: Limits = Field(default_factory=Limits)
+    """What one session, gate or replay may take from the machine (memory, processes,
+    cores, file and tmpfs sizes) and how much the project may grow on disk."""
     quality: QualitySettings | None = None
     """Quality checks beyond the tests; overrides the repository's ``.harness.json``."""
     outbound: OutboundSettings | None = None
