@@ -324,7 +324,9 @@ async def session_sandbox(
                         'network cannot reach it (set "sandbox_network": true)'
                     )
                 socket_path = private / "model.sock"
-                await stack.enter_async_context(UnixBridge(socket_path, "127.0.0.1", parts.port))
+                await stack.enter_async_context(
+                    UnixBridge(socket_path, "127.0.0.1", parts.port, log)
+                )
                 forwards = (Forward(parts.port, socket_path),)
                 env[_BASE_URL] = inside_url(base_url, parts.port)
             hosts: HostProxy | None = None
