@@ -108,6 +108,9 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     # commands can open them (/proc/1/fd/1). The relay is the first process instead.
     argv = [str(bwrap_binary)]
     argv += bwrap.isolated_base(network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True)
+    # For the relay alone, which sets the sandbox's share of per-user kernel objects and
+    # then drops every capability before anything else runs (agent.sandbox.relay).
+    argv += ["--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETPCAP"]
     for inbox in cli_inboxes(os.getuid()):
         argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]

@@ -29,6 +29,33 @@ from types import FrameType
 
 _CHUNK = 65536
 _PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+KERNEL_OBJECT_LIMITS = {
+    "max_inotify_instances": 16,
+    "max_inotify_watches": 16384,
+    "max_fanotify_groups": 4,
+    "max_fanotify_marks": 4096,
+    "max_user_namespaces": 8,
+    "max_mnt_namespaces": 8,
+    "max_pid_namespaces": 8,
+    "max_net_namespaces": 8,
+    "max_ipc_namespaces": 8,
+    "max_uts_namespaces": 8,
+    "max_cgroup_namespaces": 8,
+    "max_time_namespaces": 8,
+}
+"""This sandbox's share of the kernel objects counted per user, set in its own user
+namespace (``/proc/sys/user``). Why: the kernel counts them for the user across every
+namespace the user made, so without a share of its own a session's program could take
+the user's whole allowance: 128 inotify instances here, after which the agent could not
+watch its workspace for a person's answer (measured: its ``inotify_init`` failed with
+"Too many open files" while a sandboxed program held them), nor the daemon, the TUI or
+any other agent of the same user; likewise the namespaces bubblewrap needs for the next
+session. The Claude CLI uses one inotify instance."""
 
 
 def _pipe(source: socket.socket, target: socket.socket) -> None:
@@ -81,6 +108,49 @@ def _undumpable() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
+def _bound_kernel_objects() -> None:
+    """Set :data:`KERNEL_OBJECT_LIMITS` in this sandbox's user namespace, then drop every
+    capability for good.
+
+    bubblewrap hands this first process ``CAP_SYS_RESOURCE`` (to write the limits) and
+    ``CAP_SETPCAP`` (to empty the bounding set), and nothing else; no other process has
+    run yet. Fails closed: a capability left would reach the command (uid 0 inside
+    regains the bounding set at exec), so the relay then refuses to run it.
+    """
+    unbounded: list[str] = []
+    for name, value in KERNEL_OBJECT_LIMITS.items():
+        try:
+            with open(f"/proc/sys/user/{name}", "w") as limit:  # noqa: PTH123 (standalone)
+                limit.write(str(value))
+        except FileNotFoundError:
+            continue  # a kernel without this kind of object
+        except OSError as e:
+            unbounded.append(f"{name} ({e.strerror})")
+    if unbounded:
+        print(f"relay: could not bound {', '.join(unbounded)}", file=sys.stderr)
+    _drop_capabilities()
+
+
+def _drop_capabilities() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    with open("/proc/sys/kernel/cap_last_cap") as last:  # noqa: PTH123 (standalone)
+        for capability in range(int(last.read()) + 1):
+            libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable, twice: all empty
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    with open("/proc/self/status") as status:  # noqa: PTH123 (standalone)
+        left = [
+            line.split()[0]
+            for line in status
+            if line.startswith("Cap") and int(line.split()[1], 16) != 0
+        ]
+    if left:
+        raise OSError(f"capabilities left after dropping them: {', '.join(left)}")
+
+
 def _wait_reaping(child: subprocess.Popen[bytes]) -> int:
     """Wait for ``child``, reaping every orphan on the way.
 
@@ -106,6 +176,7 @@ def main(argv: list[str]) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command after --")
+    _bound_kernel_objects()
     _undumpable()
     for spec in args.forward:
         port, _, path = spec.partition("=")
