@@ -297,6 +297,7 @@ async def session_sandbox(
     places: ProtectedPlaces | None = None,
     log: Callable[[str], None] = lambda _line: None,
     on_host_refusal: Callable[[], None] | None = None,
+    env_keep: tuple[str, ...] = (),
 ) -> AsyncIterator[SessionSandbox]:
     """Prepare the wrapper, the scratch home and the model bridge for every session.
 
@@ -305,7 +306,9 @@ async def session_sandbox(
     its own and the endpoint is reached through the bridge and the relay.
     ``layout`` is the one recorded at project_verification (``None``: no project
     venv folders); ``places`` the deny list's (default: this process's);
-    ``on_host_refusal`` is told of each connection the filtering proxy refuses.
+    ``on_host_refusal`` is told of each connection the filtering proxy refuses;
+    ``env_keep`` names the variables kept inside beyond the sandbox's own list (the
+    spec's ``sandbox_env``).
     """
     places = places or ProtectedPlaces.of_this_process()
     private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))  # short: it holds a Unix socket
@@ -351,6 +354,7 @@ async def session_sandbox(
                 hidden_in_project=_hidden(project_dir),
                 forwards=forwards,
                 network=network,
+                env_keep=env_keep,
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))

@@ -95,7 +95,10 @@ class SandboxPlan:
     """``$HOME`` is an empty tmpfs at ``scratch_home``'s path instead of that folder, new
     for every bwrap: no session or test gate runs what an earlier one left in its home."""
     env: Mapping[str, str] = field(default_factory=dict)
-    """Variables set inside on top of the inherited ones."""
+    """Variables set inside on top of the kept ones."""
+    env_keep: tuple[str, ...] = ()
+    """Variables the sandbox keeps from the environment it starts in beyond the relay's
+    allowlist (:func:`agent.sandbox.relay.kept_environment`): the spec's ``sandbox_env``."""
 
 
 def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) -> list[str]:
@@ -143,4 +146,6 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     argv += [str(plan.python), "-I", "-S", str(relay_inside)]
     for forward in plan.forwards:
         argv += ["--forward", f"{forward.port}={forward.inside}"]
+    for name in dict.fromkeys([*plan.env_keep, *env]):
+        argv += ["--keep", name]
     return [*argv, "--", *command]

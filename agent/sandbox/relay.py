@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -108,6 +109,46 @@ def _undumpable() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
+KEPT_NAMES = frozenset(
+    """PATH HOME TMPDIR PWD SHLVL USER LOGNAME SHELL TERM COLORTERM TZ LANG LANGUAGE COLUMNS
+    LINES NO_COLOR FORCE_COLOR CI EDITOR DEBIAN_FRONTEND TRACEPARENT TRACESTATE HTTP_PROXY
+    HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy SSL_CERT_FILE SSL_CERT_DIR
+    REQUESTS_CA_BUNDLE CURL_CA_BUNDLE GIT_SSL_CAINFO PIP_CERT NODE_EXTRA_CA_CERTS
+    AWS_CA_BUNDLE VIRTUAL_ENV CONDA_PREFIX CONDA_DEFAULT_ENV PYENV_ROOT PYENV_VERSION
+    PYTHONPATH PYTHONDONTWRITEBYTECODE PYTHONUNBUFFERED PYTHONPYCACHEPREFIX
+    PYTHONIOENCODING PYTHONUTF8 PIP_DISABLE_PIP_VERSION_CHECK PIP_DEFAULT_TIMEOUT PIP_NO_INPUT
+    NODE_PATH NODE_OPTIONS NODE_ENV NVM_DIR PNPM_HOME BUN_INSTALL DENO_DIR JAVA_HOME
+    GRADLE_USER_HOME MAVEN_OPTS GOROOT GOPATH GOFLAGS GOCACHE GOMODCACHE GOTOOLCHAIN
+    CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN RUST_BACKTRACE RUSTFLAGS GEM_HOME GEM_PATH
+    DOTNET_ROOT ANDROID_HOME LD_LIBRARY_PATH PKG_CONFIG_PATH CC CXX CFLAGS CXXFLAGS
+    CPPFLAGS LDFLAGS MAKEFLAGS""".split()  # noqa: SIM905 (a list of names to read)
+)
+"""The variables a session or gate keeps from the environment it was started in: where
+things are, how to print, which toolchain. Everything else is left out."""
+KEPT_PREFIXES = ("LC_", "CLAUDE_", "ANTHROPIC_")
+"""The locale's, and the Claude CLI's own (the agent has already dropped every Claude
+secret: the key reaches the endpoint through the agent's proxy, never the CLI)."""
+_CREDENTIALS_IN_URL = re.compile(r"://[^/\s@]+@")
+
+
+def kept_environment(environ: dict[str, str], also: frozenset[str]) -> dict[str, str]:
+    """The part of ``environ`` a sandbox keeps: :data:`KEPT_NAMES`, :data:`KEPT_PREFIXES`
+    and the names in ``also`` (the spec's ``sandbox_env`` and what the harness sets
+    itself), never a value that carries credentials in a URL (``https://user:token@``).
+
+    Why an allowlist: the harness starts from the person's shell, whose environment
+    holds what their other tools need (cloud keys, registry and forge tokens, database
+    URLs). Inherited whole, a session's ``env`` showed all of it to the model (measured:
+    an ``AWS_SECRET_ACCESS_KEY`` of the shell that started the daemon reached the CLI).
+    """
+    return {
+        name: value
+        for name, value in environ.items()
+        if (name in KEPT_NAMES or name.startswith(KEPT_PREFIXES) or name in also)
+        and not _CREDENTIALS_IN_URL.search(value)
+    }
+
+
 def _bound_kernel_objects() -> None:
     """Set :data:`KERNEL_OBJECT_LIMITS` in this sandbox's user namespace, then drop every
     capability for good.
@@ -171,6 +212,7 @@ def _wait_reaping(child: subprocess.Popen[bytes]) -> int:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="relay")
     parser.add_argument("--forward", action="append", default=[], help="PORT=UNIX_SOCKET")
+    parser.add_argument("--keep", action="append", default=[], help="a variable to keep")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -181,7 +223,7 @@ def main(argv: list[str]) -> int:
     for spec in args.forward:
         port, _, path = spec.partition("=")
         _listen(int(port), path)
-    child = subprocess.Popen(command)
+    child = subprocess.Popen(command, env=kept_environment(dict(os.environ), frozenset(args.keep)))
 
     def forward_signal(signum: int, _frame: FrameType | None) -> None:
         child.send_signal(signum)
