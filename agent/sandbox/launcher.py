@@ -32,6 +32,7 @@ import claude_agent_sdk
 
 from agent.sandbox.bridge import UnixBridge
 from agent.sandbox.cli_copy import execute_only_cli
+from agent.sandbox.git_config import shown_configs
 from agent.sandbox.host_access import SOCKET_NAME, proxy_port, with_hosts
 from agent.sandbox.host_proxy import HostProxy
 from agent.sandbox.layout import recheck
@@ -93,12 +94,14 @@ class SessionSandbox:
         """
         if work_tree is None or work_tree == self.plan.project_dir:
             return self.plan
+        folders = git_paths(work_tree)
         return replace(
             self.plan,
             project_dir=work_tree,
             read_only=(*self.plan.read_only, *self.slot_read_only),
-            read_only_in_project=git_paths(work_tree),
+            read_only_in_project=folders,
             hidden_in_project=_hidden(work_tree),
+            covered_files=shown_configs(work_tree, folders, self.cli_path.parent),
         )
 
     def wrap(self, command: Sequence[str], work_tree: Path | None = None) -> list[str]:
@@ -352,6 +355,7 @@ async def session_sandbox(
                 read_only=extra_read_only(project_dir, layout, places, log),
                 read_only_in_project=git_paths(project_dir),
                 hidden_in_project=_hidden(project_dir),
+                covered_files=shown_configs(project_dir, git_paths(project_dir), private),
                 forwards=forwards,
                 network=network,
                 env_keep=env_keep,

@@ -84,6 +84,9 @@ class SandboxPlan:
     """Parts of the project that stay visible but not writable (``.git``)."""
     hidden_in_project: tuple[Path, ...] = ()
     """Parts of the project replaced by an empty read-only folder (the harness workspace)."""
+    covered_files: tuple[tuple[Path, Path], ...] = ()
+    """Files shown as another, read-only: (the copy outside, the file it covers). The git
+    configuration, as :mod:`agent.sandbox.git_config` shows it."""
     writable: tuple[tuple[Path, Path], ...] = ()
     """More folders writable inside, as (outside, inside) pairs: the browser's output
     folder, which the harness reads as hostile after the session (a slot's session gets a
@@ -128,6 +131,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]
+    for copy, covered in plan.covered_files:
+        argv += ["--ro-bind", str(copy), str(covered)]
     for path in plan.hidden_in_project:
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
     argv += ["--ro-bind", str(plan.cli), str(plan.cli)]
