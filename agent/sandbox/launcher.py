@@ -38,6 +38,7 @@ from agent.sandbox.host_proxy import HostProxy
 from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces, why_denied
+from agent.sandbox.system_secrets import private_entries
 from common.errors import SandboxError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.sandbox_layout import SandboxLayout
@@ -342,6 +343,11 @@ async def session_sandbox(
                 hosts = await stack.enter_async_context(proxy)
                 port = proxy_port({forward.port for forward in forwards})
                 hosts_forward = Forward(port, hosts.path)
+            secrets = private_entries()
+            if not secrets.complete:
+                log(
+                    "sandbox: /etc's private files: the walk ran out of time, covered what it found"
+                )
             plan = SandboxPlan(
                 project_dir=project_dir,
                 scratch_home=home,
@@ -356,6 +362,8 @@ async def session_sandbox(
                 read_only_in_project=git_paths(project_dir),
                 hidden_in_project=_hidden(project_dir),
                 covered_files=shown_configs(project_dir, git_paths(project_dir), private),
+                private_files=secrets.files,
+                private_folders=secrets.folders,
                 forwards=forwards,
                 network=network,
                 env_keep=env_keep,

@@ -87,6 +87,11 @@ class SandboxPlan:
     covered_files: tuple[tuple[Path, Path], ...] = ()
     """Files shown as another, read-only: (the copy outside, the file it covers). The git
     configuration, as :mod:`agent.sandbox.git_config` shows it."""
+    private_files: tuple[Path, ...] = ()
+    """System files shown empty (``/dev/null`` over them): the world may not read them
+    (:mod:`agent.sandbox.system_secrets`)."""
+    private_folders: tuple[Path, ...] = ()
+    """System folders shown as empty read-only ones, for the same reason."""
     writable: tuple[tuple[Path, Path], ...] = ()
     """More folders writable inside, as (outside, inside) pairs: the browser's output
     folder, which the harness reads as hostile after the session (a slot's session gets a
@@ -120,6 +125,10 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     for inbox in cli_inboxes(os.getuid()):
         argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
+    for path in plan.private_files:
+        argv += ["--ro-bind", "/dev/null", str(path)]
+    for folder in plan.private_folders:
+        argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]
     if plan.fresh_home:
