@@ -661,7 +661,7 @@ def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:
     # The sections' items are the model's (one line each, so none opens a section of its
     # own); the commit and the files are the harness's.
     return (
-        f"## Session handoff\nLast commit: {last}\n"
+        f"## Session handoff\nLast commit: {model_words.item(last)}\n"
         "Completed, in progress, not started, next steps and gotchas are the agent's model's "
         "words; the harness has not verified them.\n\n"
         f"### Completed\n{bullets(handoff.completed)}\n\n"

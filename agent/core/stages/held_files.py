@@ -17,6 +17,7 @@ from agent.core import agit, commits, prompts
 from agent.core.orchestrator import Run
 from agent.core.outbound import facts, review
 from agent.core.seat import Seat
+from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint
 from common.schemas.outbound import (
@@ -231,7 +232,7 @@ def approved_section(approved: list[ApprovedChange]) -> str:
     for item in approved:
         reasons = "; ".join(printable_line(reason) for reason in item.reasons)
         lines.append(
-            f"- `{printable_line(item.path)}`: {reasons} — approved by "
+            f"- {quoted(item.path)}: {reasons} — approved by "
             f"{printable_line(item.approved_by)} at {item.where}"
         )
     return "\n".join(lines) + "\n"
