@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from common.untrusted_text import printable, printable_line
+from common.untrusted_text import printable, printable_line, printable_name
 
 QUOTE_LIMIT = 300
 """Most characters of the model's text one quote shows (then ``…``): a table cell or a
@@ -37,16 +37,18 @@ _BACKTICKS = re.compile("`+")
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
-def quoted(text: str, *, cell: bool = False, limit: int = QUOTE_LIMIT) -> str:
+def quoted(text: str, *, cell: bool = False, name: bool = False, limit: int = QUOTE_LIMIT) -> str:
     """``text`` as one inert Markdown code span: escaped on one line, cut to ``limit``.
 
     Args:
         text: the model's (or the spec's) words.
         cell: for a GFM table cell: every ``|`` escaped as well.
+        name: ``text`` is a name (a file's): every blank but the plain space escaped too
+            (:func:`common.untrusted_text.printable_name`).
         limit: most characters of ``text`` shown; a longer text ends with ``…``.
     """
     cut = text if len(text) <= limit else text[:limit] + "…"
-    shown = printable_line(cut)
+    shown = printable_name(cut) if name else printable_line(cut)
     if cell:
         shown = shown.replace("|", "\\|")
     fence = "`" * (_longest_run(shown) + 1)

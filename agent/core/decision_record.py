@@ -69,7 +69,7 @@ def choice_words(decision: AnyDecision) -> str:
         return f"approve: {decision.action.value if decision.action else '?'}"
     if isinstance(decision, ClosureDecision) and decision.files:
         files = ", ".join(
-            f"{quoted(path)}={choice.value}" for path, choice in decision.files.items()
+            f"{quoted(path, name=True)}={choice.value}" for path, choice in decision.files.items()
         )
         return f"approve: files {files}"
     if isinstance(decision, ProposalDecision) and decision.depends_on:

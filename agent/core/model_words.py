@@ -39,3 +39,9 @@ def item(text: str) -> str:
     (:func:`common.inert_markdown.quoted`): in a list the harness heads, a mention, a
     link, an image or a reference of the model's would pass for the harness's own."""
     return inert_markdown.quoted(" ".join(text.split()))
+
+
+def name(path: str) -> str:
+    """A file name in a list the harness heads: quoted like :func:`item`, its look-alike
+    blanks escaped (:func:`common.untrusted_text.printable_name`)."""
+    return inert_markdown.quoted(path, name=True)

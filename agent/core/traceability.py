@@ -139,9 +139,10 @@ def section(
     return f"{HEADING}\n{LEGEND}\n\n{table}\n" + _set_aside(state, issues) + _decisions(log)
 
 
-def _cell(text: str) -> str:
-    """Words of the spec's, the model's or its tests' in a table cell: quoted, inert."""
-    return quoted(text, cell=True)
+def _cell(text: str, *, name: bool = False) -> str:
+    """Words of the spec's, the model's or its tests' in a table cell: quoted, inert (a
+    file ``name`` with its look-alike blanks escaped too)."""
+    return quoted(text, cell=True, name=name)
 
 
 def _row(
@@ -153,7 +154,8 @@ def _row(
 ) -> str:
     facts = by_issue.get(issue.iid, [])
     shas = ", ".join(f"`{fact.short}`" for fact in facts) or NONE
-    tests = ", ".join(dict.fromkeys(_cell(t) for fact in facts for t in fact.tests)) or NONE
+    tests = ", ".join(dict.fromkeys(_cell(t, name=True) for fact in facts for t in fact.tests))
+    tests = tests or NONE
     spend = state.issue_spend.get(issue.iid)
     cost = f"${spend.cost_usd:.4f} ({spend.sessions} session(s))" if spend else NONE
     status = "set aside" if issue.iid in state.set_aside else issue.state

@@ -658,6 +658,8 @@ def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:
     def bullets(items: list[str]) -> str:
         return "\n".join(f"- {model_words.item(item)}" for item in items) or "- (none)"
 
+    names = "\n".join(f"- {model_words.name(path)}" for path in files) or "- (none)"
+
     # The sections' items are the model's (one line each, so none opens a section of its
     # own); the commit and the files are the harness's.
     return (
@@ -667,7 +669,7 @@ def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:
         f"### Completed\n{bullets(handoff.completed)}\n\n"
         f"### In progress\n{bullets(handoff.in_progress)}\n\n"
         f"### Not started\n{bullets(handoff.not_started)}\n\n"
-        f"### Files changed\n{bullets(files)}\n\n"
+        f"### Files changed\n{names}\n\n"
         f"### Next steps\n{bullets(handoff.next_steps)}\n\n"
         f"### Gotchas\n{bullets(handoff.gotchas)}\n"
     )
