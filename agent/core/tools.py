@@ -7,7 +7,7 @@ model reports; the orchestrator decides what to do with it after the session.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server, tool
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -51,27 +51,10 @@ PROPOSAL_CHARS = 200_000
 """Most characters of text in a whole proposal (every string of it, keys included). A
 real model's answer is at most a few tens of thousands of tokens, so an honest proposal
 stays well under this; per-field maxima alone would still let 50 issues of 150 KB through."""
-REPORT_CHARS = 100_000
-"""Most characters of text in any other report, all fields together."""
 ERRORS_SHOWN = 3
 """Most validation problems a refusal names (the rest are counted)."""
 LOCATION_CHARS = 60
 """Most characters of one part of a problem's location (a key the model chose may be huge)."""
-
-
-class BoundedReport(StrictModel):
-    """A tool's input with a bound on all its text together, checked before anything else,
-    so a huge input is refused in one line (not one line per field it overflows)."""
-
-    max_text: ClassVar[int] = REPORT_CHARS
-
-    @model_validator(mode="before")
-    @classmethod
-    def _whole_size(cls, data: Any) -> Any:
-        size = text_size(data)
-        if size > cls.max_text:
-            raise ValueError(f"{size} characters of text in all, at most {cls.max_text}")
-        return data
 
 
 class IssueProposal(StrictModel):
@@ -82,14 +65,27 @@ class IssueProposal(StrictModel):
     """1-based positions of the issues worth enriching."""
 
 
-class ProposalInput(BoundedReport):
+class ProposalInput(StrictModel):
     """``propose_issues`` as the model sends it: every field, the number of issues and the
-    whole proposal bounded (recorded as an :class:`IssueProposal`)."""
+    whole proposal bounded (recorded as an :class:`IssueProposal`).
 
-    max_text: ClassVar[int] = PROPOSAL_CHARS
+    The whole is checked after the fields, so a field over its maximum is named first;
+    50 issues each within their maxima may still hold far more than an honest proposal.
+    """
+
     issues: list[ProposedIssue] = Field(min_length=1, max_length=ISSUES_PER_PROPOSAL)
     recommended_enrichment: list[int] = Field(default_factory=list, max_length=ISSUES_PER_PROPOSAL)
     """1-based positions of the issues worth enriching."""
+
+    @model_validator(mode="after")
+    def _whole_size(self) -> ProposalInput:
+        size = text_size(self.model_dump())
+        if size > PROPOSAL_CHARS:
+            raise ValueError(
+                f"the proposal holds {size} characters of text, at most {PROPOSAL_CHARS}: "
+                "propose fewer or shorter issues"
+            )
+        return self
 
     def recorded(self) -> IssueProposal:
         """The proposal as the harness keeps it (plain drafts)."""
@@ -99,7 +95,7 @@ class ProposalInput(BoundedReport):
         )
 
 
-class Enrichment(BoundedReport):
+class Enrichment(StrictModel):
     """``enrich_issue``: a researched, implementation-ready rewrite of one issue."""
 
     issue_iid: int
@@ -124,7 +120,7 @@ class LibraryDocsQuery(StrictModel):
     topic: str = Field(min_length=1, max_length=400)
 
 
-class Handoff(BoundedReport):
+class Handoff(StrictModel):
     """``record_handoff``: what the next session on the same issue needs to know."""
 
     issue_iid: int
@@ -135,7 +131,7 @@ class Handoff(BoundedReport):
     gotchas: list[Item] = Field(default_factory=list, max_length=HANDOFF_ITEMS)
 
 
-class DoneReport(BoundedReport):
+class DoneReport(StrictModel):
     """``report_issue_done``: the model's claim; the harness verifies it with the gates."""
 
     issue_iid: int
@@ -145,7 +141,7 @@ class DoneReport(BoundedReport):
     )
 
 
-class MergeRequestDraft(BoundedReport):
+class MergeRequestDraft(StrictModel):
     """``propose_merge_request``: title and description of the merge request."""
 
     title: str = Field(min_length=1, max_length=TITLE_CHARS)

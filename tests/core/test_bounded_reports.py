@@ -40,8 +40,8 @@ async def test_a_140_kb_done_summary_is_refused_short_and_an_honest_retry_is_rec
     assert refused["is_error"] is True
     text = text_of(refused)
     assert text == (
-        "invalid input for report_issue_done: 140016 "
-        f"characters of text in all, at most {tools.REPORT_CHARS}"
+        "invalid input for report_issue_done: summary: "
+        f"String should have at most {tools.DONE_SUMMARY_CHARS} characters"
     )
     assert reports.done is None
     honest = await call(reports, "report_issue_done", {"issue_iid": 1, "summary": "Done."})
@@ -133,15 +133,28 @@ async def test_a_900_kb_proposal_is_refused_in_one_short_line_then_an_honest_one
     refused = await call(reports, "propose_issues", {"issues": hostile})
 
     assert refused["is_error"] is True
-    text = text_of(refused)
-    assert len(text) < 200, text
-    assert f"at most {tools.PROPOSAL_CHARS}" in text
+    assert text_of(refused) == (
+        "invalid input for propose_issues: issues: "
+        f"List should have at most {ISSUES_PER_PROPOSAL} items after validation, not 300"
+    )
     assert reports.proposal is None
     honest = await call(reports, "propose_issues", {"issues": [issue()]})
     assert "is_error" not in honest
     assert reports.proposal is not None
     assert [i.title for i in reports.proposal.issues] == ["Add half"]
     assert type(reports.proposal.issues[0]).__name__ == "IssueDraft"  # kept plain
+
+
+async def test_a_proposal_whose_every_field_fits_is_still_bounded_whole() -> None:
+    reports = SessionReports(surface=surface_for("initializer"))
+    details = ["d" * 900] * 30
+    bulky = [issue(title=f"I{n}", requirement_details=details) for n in range(ISSUES_PER_PROPOSAL)]
+
+    text = text_of(await call(reports, "propose_issues", {"issues": bulky}))
+
+    assert text.startswith("invalid input for propose_issues: the proposal holds ")
+    assert text.endswith(f"at most {tools.PROPOSAL_CHARS}: propose fewer or shorter issues")
+    assert reports.proposal is None
 
 
 async def test_too_many_issues_within_the_size_are_refused_by_count() -> None:
