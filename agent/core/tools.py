@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, create_sdk_mcp_server, tool
+from claude_agent_sdk import McpSdkServerConfig, SdkMcpTool, tool
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from agent.core import research, spec_sections
+from agent.core import research, spec_sections, tool_server
 from agent.core.prompts import untrusted
 from agent.core.toolset import FULL_SURFACE, SERVER_NAME, ToolSurface
 from common import dependencies
@@ -190,8 +190,9 @@ class SessionReports:
     calls: list[str] = field(default_factory=list)
 
     def server(self) -> McpSdkServerConfig:
-        """The in-process MCP server whose tools fill this record."""
-        return create_sdk_mcp_server(SERVER_NAME, tools=self._tools())
+        """The in-process MCP server whose tools fill this record; each input is judged by
+        its tool alone (:mod:`agent.core.tool_server`: never echoed back)."""
+        return tool_server.server(SERVER_NAME, self._tools())
 
     def tool_names(self) -> list[str]:
         """The harness tools this session serves, as the model (and ``allowed_tools``) sees them."""
