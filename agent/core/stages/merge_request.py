@@ -281,17 +281,7 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         if spec.skip_regression
         else "after every issue, and the full suite and checks before this merge request"
     )
-    checks = "".join(
-        f"- Check {quoted(name)} ({quoted(c.command)}): "
-        + ("passes" if c.passed else "fails: " + quoted(c.summary))
-        + (
-            " (failed before any change)"
-            if not run.state.check_baseline.get(name, c).passed
-            else ""
-        )
-        + "\n"
-        for name, c in run.state.last_checks.items()
-    )
+    checks = _check_lines(run)
     deferred = "".join(
         f"- Deferred regression: {quoted(name)}\n" for name in run.state.accepted_regressions
     )
@@ -332,6 +322,18 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         + cost_section(run)
         + "\n"
         "## Review Notes\n- Drafted by the coding-harness agent; review the diff before merging.\n"
+    )
+
+
+def _check_lines(run: Run) -> str:
+    """The quality checks' lines of the verification: names, commands and summaries (the
+    last printed by the project's code) quoted."""
+    return "".join(
+        f"- Check {quoted(name)} ({quoted(c.command)}): "
+        + ("passes" if c.passed else "fails: " + quoted(c.summary))
+        + ("" if run.state.check_baseline.get(name, c).passed else " (failed before any change)")
+        + "\n"
+        for name, c in run.state.last_checks.items()
     )
 
 
