@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,8 +40,16 @@ from tests.e2e.test_project_env import calc_project, local_spec
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture
+def stopped_agent(daemon_home: Path) -> Iterator[Path]:
+    """The daemon's home; ``agent_1`` is stopped at the end (a failing test may leave it
+    waiting at a checkpoint), before the daemon is."""
+    yield daemon_home
+    harness("stop", "agent_1")
+
+
 async def test_huge_reports_are_refused_in_session_and_hostile_text_stays_inert(
-    daemon_home: Path,
+    stopped_agent: Path,
 ) -> None:
     root = Path(tempfile.mkdtemp(prefix="e2b-", dir="/tmp"))
     project = calc_project(root)
@@ -93,6 +102,17 @@ async def test_huge_reports_are_refused_in_session_and_hostile_text_stays_inert(
     )
 
 
+def run_to_end(files: WorkspaceFiles, timeout: float = 180.0) -> int:
+    """The agent started on ``files`` until it exits (killed if it outlives ``timeout``)."""
+    agent = start_agent(files)
+    try:
+        return finish(agent, timeout)
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait()
+
+
 def test_a_saved_verdict_git_refuses_is_set_aside_once_on_resume(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -102,7 +122,7 @@ def test_a_saved_verdict_git_refuses_is_set_aside_once_on_resume(
     spec = local_spec(project, root / "two-issues-spec.md", playbook)
     files = WorkspaceFiles(prepare_workspace(spec))
     monkeypatch.setenv(VARIABLE, "coding.tested")
-    assert finish(start_agent(files), timeout=180) == -9, log_text(files)
+    assert run_to_end(files) == -9, log_text(files)
     # The verdict on issue #1's session is saved; its commit message now holds what git
     # refuses whatever the transport (a NUL byte), as a state from an older harness might.
     state = read_model(files.state, AgentState)
@@ -114,8 +134,8 @@ def test_a_saved_verdict_git_refuses_is_set_aside_once_on_resume(
     write_model(files.state, state)
 
     monkeypatch.delenv(VARIABLE)
-    assert finish(start_agent(files), timeout=180) == 0, log_text(files)
-    assert finish(start_agent(files), timeout=180) == 0, log_text(files)  # nothing replays
+    assert run_to_end(files) == 0, log_text(files)
+    assert run_to_end(files) == 0, log_text(files)  # nothing replays
 
     final = read_model(files.state, AgentState)
     assert final.phase is Phase.DONE, final.failure
