@@ -25,6 +25,7 @@ from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research, with_servers
 from common.errors import SessionError
+from common.workspace import special_files
 
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
@@ -76,6 +77,12 @@ class Sessions:
             policy = dataclasses.replace(policy, context=context)
         return dataclasses.replace(self.config, project_dir=work_tree, policy=policy)
 
+    async def defuse(self, work_tree: Path) -> None:
+        """Remove what the session left that the harness's git would wait on forever (a
+        FIFO named ``.gitignore``): before any git runs on the tree again."""
+        for line in await asyncio.to_thread(special_files.defuse, work_tree):
+            self.log(line)
+
     async def run(
         self,
         label: str,
@@ -124,6 +131,7 @@ class Sessions:
                 with scope:  # the hosts of this kind's MCP servers, while it runs
                     result = await self.runner(label, system, prompt, config, reports, self.log)
             except SessionError as e:
+                await self.defuse(work_tree)
                 self.ledger.account_failed(label, expected_issue)
                 if not e.retryable:
                     raise
@@ -134,6 +142,7 @@ class Sessions:
                 await asyncio.sleep(delay)
                 continue
             self.ledger.account(result, expected_issue)
+            await self.defuse(work_tree)
             await guard(f"after session {label}")
             if done is None or done(reports):
                 return reports, result
