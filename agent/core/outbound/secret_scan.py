@@ -14,12 +14,20 @@ in it (``# pragma: allowlist secret``, lock files, swagger files, an image exten
 the model writes the name and the comments. The file is scanned under a neutral name.
 
 A finding names the credential's type and line, never its value.
+
+Cost: the scanner's settings and a scratch folder are set up once for many files
+(:class:`Scanner`): per file they cost more than the scan itself (measured: 1.9 ms a
+small file before, most of it settings and folder; a review of 6,000 files took 7.8 s).
+The scanner's settings are process-wide, so one scan runs at a time (slots review in
+threads of one agent).
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path, PurePosixPath
 
 from detect_secrets.core.secrets_collection import SecretsCollection
@@ -75,19 +83,42 @@ def scanned_name(path: str) -> str:
     return f"scanned{suffix}" if suffix in STRUCTURED else "scanned.txt"
 
 
-def credential_findings(path: str, content: bytes) -> list[Finding]:
-    """What detect-secrets finds in ``content`` (the file at ``path``), type and line only."""
-    with tempfile.TemporaryDirectory(prefix="harness-scan-") as folder:
-        target = Path(folder) / scanned_name(path)
+_ONE_AT_A_TIME = threading.Lock()
+
+
+class Scanner:
+    """detect-secrets with our settings, for one file after another."""
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+
+    def credential_findings(self, path: str, content: bytes) -> list[Finding]:
+        """What detect-secrets finds in ``content`` (the file at ``path``), type and line."""
+        target = self._folder / scanned_name(path)
         target.write_bytes(content)
         collection = SecretsCollection()
-        with transient_settings(_SETTINGS):
-            collection.scan_file(str(target))
+        collection.scan_file(str(target))
         found = sorted({(secret.type, secret.line_number) for _, secret in collection})
-    return [
-        Finding(kind=FindingKind.SECRET, reason=f"{kind} on line {line} (value not shown)")
-        for kind, line in found
-    ]
+        return [
+            Finding(kind=FindingKind.SECRET, reason=f"{kind} on line {line} (value not shown)")
+            for kind, line in found
+        ]
+
+
+@contextmanager
+def scanner() -> Iterator[Scanner]:
+    """A :class:`Scanner` (one at a time in the process: the settings are global)."""
+    with ExitStack() as stack:
+        stack.enter_context(_ONE_AT_A_TIME)
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-scan-"))
+        stack.enter_context(transient_settings(_SETTINGS))
+        yield Scanner(Path(folder))
+
+
+def credential_findings(path: str, content: bytes) -> list[Finding]:
+    """What detect-secrets finds in ``content`` (the file at ``path``), type and line only."""
+    with scanner() as scan:
+        return scan.credential_findings(path, content)
 
 
 def exact_findings(content: bytes, secrets: Iterable[str]) -> list[Finding]:
