@@ -77,11 +77,22 @@ class Sessions:
             policy = dataclasses.replace(policy, context=context)
         return dataclasses.replace(self.config, project_dir=work_tree, policy=policy)
 
-    async def defuse(self, work_tree: Path) -> None:
-        """Remove what the session left that the harness's git would wait on forever (a
-        FIFO named ``.gitignore``): before any git runs on the tree again."""
-        for line in await asyncio.to_thread(special_files.defuse, work_tree):
-            self.log(line)
+    async def _attempt(
+        self,
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+    ) -> SessionResult:
+        """One session; after it, ended or failed, what it left in its work tree that the
+        harness's git would wait on forever (a FIFO named ``.gitignore``) is removed,
+        before any git runs on the tree again (:func:`special_files.defuse`)."""
+        try:
+            return await self.runner(label, system, prompt, config, reports, self.log)
+        finally:
+            for line in await asyncio.to_thread(special_files.defuse, config.project_dir):
+                self.log(line)
 
     async def run(
         self,
@@ -129,9 +140,8 @@ class Sessions:
             scope = config.host_scope(template) if config.host_scope else nullcontext()
             try:
                 with scope:  # the hosts of this kind's MCP servers, while it runs
-                    result = await self.runner(label, system, prompt, config, reports, self.log)
+                    result = await self._attempt(label, system, prompt, config, reports)
             except SessionError as e:
-                await self.defuse(work_tree)
                 self.ledger.account_failed(label, expected_issue)
                 if not e.retryable:
                     raise
@@ -142,7 +152,6 @@ class Sessions:
                 await asyncio.sleep(delay)
                 continue
             self.ledger.account(result, expected_issue)
-            await self.defuse(work_tree)
             await guard(f"after session {label}")
             if done is None or done(reports):
                 return reports, result
