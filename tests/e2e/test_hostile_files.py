@@ -183,6 +183,12 @@ async def test_hostile_files_a_session_plants_are_one_line_and_named_at_closure(
     shown = harness("checkpoint", "agent_1").stdout
     assert "Not a file git can see, in no diff: data/pipe (a FIFO)" in shown, shown
 
+    # Started again with the pipes in place (the venv's files, git, the layout read again).
+    assert harness("stop", "agent_1").returncode == 0
+    await until_ended("agent_1")
+    assert harness("resume", "agent_1").returncode == 0
+    again = await pending(files, "agent_1")
+    assert again.id == closure.id
     chosen = harness("approve", "agent_1", "--checkpoint", closure.id, "--choice", "exclude=*")
     assert chosen.returncode == 0, chosen.stderr
     await phase_reached(files, Phase.DONE, timeout=WAIT_S)

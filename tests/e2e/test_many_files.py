@@ -30,6 +30,7 @@ from common.schemas.outbound import FindingKind
 from common.workspace import git
 from tests.e2e.agents import harness, phase_reached
 from tests.e2e.test_cli import pending_in
+from tests.e2e.test_hostile_files import no_agent_left  # noqa: F401 (autouse: none is left)
 from tests.e2e.test_project_env import calc_project, local_spec
 
 pytestmark = pytest.mark.slow
