@@ -13,7 +13,7 @@ import pytest
 
 from agent.core import commits
 from agent.core.orchestrator import Run
-from agent.core.outbound import bulk, review, secret_scan
+from agent.core.outbound import bulk, protected, review, secret_scan
 from agent.core.stages import held_files
 from common.schemas.checkpoint import IssueClosureCheckpoint, IssueClosureContext
 from common.schemas.issue_work import IssueWork
@@ -231,3 +231,23 @@ def test_one_scanner_for_many_files_finds_what_one_scan_each_finds() -> None:
         shared = [scan.credential_findings(n, c) for n, c in zip(names, contents, strict=True)]
     assert shared == alone
     assert [bool(found) for found in shared] == [False, True, False, False]
+
+
+def _rule_by_rule(path: str, extra: tuple[str, ...]) -> str | None:
+    for pattern, why in protected.DEFAULT_PROTECTED:
+        if protected.matches(pattern, path):
+            return f"{why} ({pattern.strip('/')})"
+    return next((f"{protected.SPEC} ({p})" for p in extra if protected.matches(p, path)), None)
+
+
+def test_the_screen_lets_every_protected_path_through() -> None:
+    extra = ("deploy/", "infra/*.tf", "/secrets/?.key", "[ab]c.cfg")
+    patterns = [pattern for pattern, _why in protected.DEFAULT_PROTECTED] + list(extra)
+    paths: list[str] = []
+    for pattern in patterns:
+        body = pattern.strip("/").replace("*", "x").replace("?", "y").replace("[ab]", "a")
+        for path in (body, f"a/{body}", f"{body}/c", f"a/{body}/c", body.upper(), f"{body}x"):
+            paths.append(path)
+    paths += ["gen/f1.txt", "src/app.py", "README.md", "a/b/c/d.e", ".github/x", ""]
+    for path in paths:
+        assert protected.protected_reason(path, extra) == _rule_by_rule(path, extra), path
