@@ -251,3 +251,12 @@ def test_the_screen_lets_every_protected_path_through() -> None:
     paths += ["gen/f1.txt", "src/app.py", "README.md", "a/b/c/d.e", ".github/x", ""]
     for path in paths:
         assert protected.protected_reason(path, extra) == _rule_by_rule(path, extra), path
+
+
+def test_a_file_held_alone_then_in_a_folder_is_held_once_by_the_newer_finding() -> None:
+    alone = FlaggedFile(path="gen/.npmrc", findings=[])
+    now = bulk.held(["gen/.npmrc", "gen/a"], FindingKind.TOO_MANY_FILES, WHY)
+    merged = held_files.merge_held([alone], [], now)
+    assert [(item.path, item.files) for item in merged] == [("gen/", ["gen/.npmrc", "gen/a"])]
+    again = held_files.merge_held(merged, [], [alone])
+    assert [(item.path, item.files) for item in again] == [("gen/", ["gen/a"]), ("gen/.npmrc", [])]

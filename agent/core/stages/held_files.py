@@ -77,13 +77,15 @@ def merge_held(
     before: list[FlaggedFile], committed: list[str], now: list[FlaggedFile]
 ) -> list[FlaggedFile]:
     """The issue's held files after a session: a file it committed (clean now) is no
-    longer held, a file it flagged again replaces the older finding; a folder held whole
-    again stands for the files of both, less those held or committed on their own."""
+    longer held, a file it flagged again replaces the older finding (a folder entry that
+    holds it too); a folder held whole again stands for the files of both, less those
+    held or committed on their own."""
     gone = set(committed) | {item.path for item in now if not bulk.is_folder_entry(item)}
+    grouped = {path for item in now if bulk.is_folder_entry(item) for path in item.files}
     by_path: dict[str, FlaggedFile] = {}
     for item in [*before, *now]:
         if not bulk.is_folder_entry(item):
-            if item.path not in committed:
+            if item.path not in committed and (item in now or item.path not in grouped):
                 by_path[item.path] = item
             continue
         earlier = by_path.get(item.path)
