@@ -76,6 +76,7 @@ from common.secrets import (
     reexec_without_secrets,
 )
 from common.telemetry import take_telemetry, telemetry_in, without_telemetry
+from common.workspace import special_files
 from common.workspace.setup import load_info
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
@@ -238,6 +239,8 @@ async def run_agent(
         write_model(files.state, state)
         log(f"resuming the failed run in {state.phase.value}")
     log(f"agent for {info.spec.spec_file.name} in {info.spec.project_dir}, phase {state.phase}")
+    for line in await asyncio.to_thread(special_files.defuse, info.spec.project_dir):
+        log(line)  # before any git: a FIFO named .gitignore would hold every git call
     bwrap = check_sandbox(info.spec)  # first: no unsandboxed session if it cannot run
     places = places or ProtectedPlaces.of_this_process()
     if bwrap is not None:

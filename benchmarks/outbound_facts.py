@@ -71,7 +71,7 @@ def main() -> None:
             started = 0
             with mock.patch.object(subprocess, "run", counting):
                 begin = time.perf_counter()
-                seen = facts.from_branch(project, "main", "feature", MAX_BYTES)
+                seen = list(facts.from_branch(project, "main", "feature", MAX_BYTES))
                 samples.append(time.perf_counter() - begin)
         print(
             f"outbound facts of {len(seen)} changed files: median "

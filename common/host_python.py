@@ -20,10 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import safe_read
+
 NAMES = ("python3", "python")
 """What is looked for on ``PATH``, in this order (Debian has only ``python3``)."""
 MAX_SHIM_BYTES = 64 * 1024
 """A pyenv shim is a short script; a bigger file is not one."""
+MAX_VERSION_BYTES = 4096
+"""pyenv's global ``version`` file names a version or two."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +108,8 @@ def _pyenv_root_of_shim(candidate: Path) -> Path | None:
     if candidate.parent.name != "shims":
         return None
     try:
-        with candidate.open("rb") as file:
-            head = file.read(MAX_SHIM_BYTES)
-    except OSError:
+        head = safe_read.read_bytes(candidate, MAX_SHIM_BYTES)
+    except OSError:  # not a regular file, or bigger than a shim: not one
         return None
     if not head.startswith(b"#!") or b"pyenv" not in head:
         return None
@@ -126,7 +129,7 @@ def _from_pyenv(
     if not wanted:
         source = str(global_file)
         try:
-            lines = global_file.read_text(errors="replace").split()
+            lines = safe_read.read_text(global_file, MAX_VERSION_BYTES).split()
         except OSError:
             lines = []
         wanted = lines[0] if lines else ""

@@ -1,10 +1,15 @@
-"""What changed on an issue since a person rejected its closure, for the next closure.
+"""What the closure of an issue shows beyond its diff: what changed since a person
+rejected it, and what is in the work tree that git does not see.
 
 A person who rejected a closure is asked again once another session has worked on the
 issue; they need to see what that session changed, not re-read the whole issue. The
 rejected attempt comes from the checkpoint log (written by the harness, out of the
 model's reach in the sandbox) and the changes from git, so every figure is the
 harness's fact, never the model's account of its own work.
+
+FIFOs, sockets and devices are in no commit and no diff (git lists none of them); the
+closure names those in the work tree (:func:`special_files_in`), so a person learns what
+a session left there that no review showed.
 """
 
 from __future__ import annotations
@@ -13,7 +18,10 @@ from pathlib import Path
 
 from common.errors import GitError
 from common.schemas.checkpoint import ChangesSinceRejection, Checkpoint, IssueClosureCheckpoint
-from common.workspace import git, pathnames
+from common.workspace import git, pathnames, special_files
+
+MAX_SPECIAL_SHOWN = 20
+"""Entries named at closure; the rest are counted."""
 
 
 def last_rejected_closure(history: list[Checkpoint], iid: int) -> IssueClosureCheckpoint | None:
@@ -52,3 +60,15 @@ def since_rejection(
         files=[pathnames.shown(raw) for raw in names],
         shortstat=shortstat,
     )
+
+
+def special_files_in(work_tree: Path) -> list[str]:
+    """The FIFOs, sockets and devices in ``work_tree`` (outside ``.git`` and the harness's
+    workspace), one escaped line each, at most :data:`MAX_SPECIAL_SHOWN` and a count."""
+    found = special_files.scan(work_tree)
+    lines = [item.line() for item in found.found[:MAX_SPECIAL_SHOWN]]
+    if len(found.found) > MAX_SPECIAL_SHOWN:
+        lines.append(f"… and {len(found.found) - MAX_SPECIAL_SHOWN:,} more")
+    if found.cut is not None:
+        lines.append(f"(the look for them {found.cut})")
+    return lines

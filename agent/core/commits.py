@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from common import safe_read
 from common.paths import WORKSPACE_ROOT_NAME
 from common.untrusted_text import printable, printable_line
 from common.workspace import git, git_guard, pathnames
@@ -63,11 +65,26 @@ def kept_out_reason(project: Path, raw: bytes) -> str | None:
     refused = pathnames.refusal(raw)
     if refused is not None:
         return refused
+    special = _special(project / os.fsdecode(raw))
+    if special is not None:
+        return f"{special}: git commits only files and links"
     if not _readable(project / os.fsdecode(raw)):
         return UNREADABLE_REASON
     if git.too_big(project, raw):
         return TOO_BIG_REASON
     return None
+
+
+def _special(path: Path) -> str | None:
+    """What ``path`` is when it is neither a file, a link nor a folder (a FIFO that
+    replaced a tracked file: ``git add`` of it failed the commit, at every resume)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
+        return None
+    return safe_read.kind_of(mode)
 
 
 def _readable(path: Path) -> bool:

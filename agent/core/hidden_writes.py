@@ -19,6 +19,7 @@ out: ``__pycache__`` (the gate reads bytecode from a fresh ``PYTHONPYCACHEPREFIX
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from common.paths import WORKSPACE_ROOT_NAME
@@ -30,6 +31,10 @@ GATE_CACHES = frozenset({b"__pycache__", b".pytest_cache", b".mypy_cache", b".ru
 COARSE_CLOCK_NS = 50_000_000
 """The kernel stamps inodes from a coarse clock, up to a tick behind ``time.time_ns``
 (measured: a link made right after the session's start had an older ctime)."""
+
+BUDGET_S = 30.0
+"""How long the look at the ignored files may take; the ones it did not come to are
+named all the same (they could have been written)."""
 
 REASON = (
     "git ignores it: it is not committed and not in the diff you review, "
@@ -53,15 +58,19 @@ def ignored_files(project: Path) -> list[bytes]:
     ]
 
 
-def written_since(project: Path, since_ns: int) -> list[bytes]:
+def written_since(project: Path, since_ns: int, budget_s: float = BUDGET_S) -> list[bytes]:
     """Ignored files (outside the gate's caches) whose inode changed at or after ``since_ns``.
 
     ``lstat`` only: a link is judged as a link and never followed; git lists no FIFO or
-    socket, and nothing here opens a file.
+    socket, and nothing here opens a file. After ``budget_s`` the rest is named unlooked.
     """
+    deadline = time.monotonic() + budget_s
     found: list[bytes] = []
     for raw in ignored_files(project):
         if GATE_CACHES.intersection(raw.split(b"/")[:-1]):
+            continue
+        if time.monotonic() > deadline:
+            found.append(raw)
             continue
         try:
             changed = (project / os.fsdecode(raw)).lstat().st_ctime_ns

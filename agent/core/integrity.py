@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from agent.core import agit
 from agent.sandbox import layout
+from common import safe_read
 from common.errors import GitError
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import (
@@ -38,13 +39,19 @@ if TYPE_CHECKING:
     from agent.core.orchestrator import Run
 
 MAX_DIFF_LINES = 60
+MAX_CONFIG_BYTES = 1 << 20
+"""The largest ``.git/config`` read; a bigger one reads as its refusal (a change)."""
 
 
 def config_text(project: Path) -> str:
-    """The repository's ``.git/config`` as it is now (empty when it cannot be read)."""
+    """The repository's ``.git/config`` as it is now (empty when it is missing or cannot
+    be read; a line saying why when it is not a regular file of at most
+    :data:`MAX_CONFIG_BYTES`, so the guard shows the change to a person)."""
     try:
         common = Path(git.git(project, "rev-parse", "--path-format=absolute", "--git-common-dir"))
-        return (common / "config").read_text(errors="replace")
+        return safe_read.read_text(common / "config", MAX_CONFIG_BYTES)
+    except safe_read.Refused as e:
+        return f"# (the harness did not read it: {e.what})\n"
     except (GitError, OSError):
         return ""
 

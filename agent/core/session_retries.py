@@ -25,6 +25,7 @@ from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research, with_servers
 from common.errors import SessionError
+from common.workspace import special_files
 
 SESSION_ATTEMPTS = 3
 RETRY_DELAY_S = 2.0
@@ -76,6 +77,23 @@ class Sessions:
             policy = dataclasses.replace(policy, context=context)
         return dataclasses.replace(self.config, project_dir=work_tree, policy=policy)
 
+    async def _attempt(
+        self,
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+    ) -> SessionResult:
+        """One session; after it, ended or failed, what it left in its work tree that the
+        harness's git would wait on forever (a FIFO named ``.gitignore``) is removed,
+        before any git runs on the tree again (:func:`special_files.defuse`)."""
+        try:
+            return await self.runner(label, system, prompt, config, reports, self.log)
+        finally:
+            for line in await asyncio.to_thread(special_files.defuse, config.project_dir):
+                self.log(line)
+
     async def run(
         self,
         label: str,
@@ -122,7 +140,7 @@ class Sessions:
             scope = config.host_scope(template) if config.host_scope else nullcontext()
             try:
                 with scope:  # the hosts of this kind's MCP servers, while it runs
-                    result = await self.runner(label, system, prompt, config, reports, self.log)
+                    result = await self._attempt(label, system, prompt, config, reports)
             except SessionError as e:
                 self.ledger.account_failed(label, expected_issue)
                 if not e.retryable:

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import ast
 import os
-import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.sandbox.plan import SYSTEM_DIRS
 from agent.sandbox.protected import ProtectedPlaces, holds_workspaces, why_denied
-from common import host_python
+from common import host_python, safe_read
 from common.project_env import is_python_project, project_venv, without_harness
 from common.schemas.sandbox_layout import SandboxLayout
 
@@ -90,14 +89,10 @@ def _text(path: Path) -> str:
 
     Why so careful: the files are the model's after the first session. A FIFO or a
     link to ``/dev/zero`` or ``/proc/kmsg`` would block or flood the agent; a link
-    anywhere else is not the venv's own file.
+    anywhere else is not the venv's own file (:mod:`common.safe_read`).
     """
     try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return ""
-        with path.open("rb") as file:
-            return file.read(MAX_BYTES).decode(errors="replace")
+        return safe_read.read_text(path, MAX_BYTES)
     except OSError:
         return ""
 

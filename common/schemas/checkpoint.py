@@ -354,6 +354,9 @@ class IssueClosureContext(StrictModel):
     screenshots: list[str] = Field(default_factory=list)
     """The browser's screenshots of the issue's sessions, in the workspace (paths a person
     can open; the harness named them, checked them as PNGs and bounded them)."""
+    special_files: list[str] = Field(default_factory=list)
+    """FIFOs, sockets and devices in the work tree, escaped, each with what it is
+    (``tools/pipe (a FIFO)``): git lists none, so they are in no commit and no diff."""
 
 
 class MrPhaseTransitionContext(StrictModel):

@@ -37,6 +37,12 @@ class FindingKind(StrEnum):
     """A credential found by the secret scanner, or a configured secret (never shown)."""
     DIFF_BUDGET = "diff_budget"
     """The issue's whole diff is over its budget of changed lines or files."""
+    TOO_MANY_FILES = "too_many_files"
+    """The session changed more files than ``limits.changed_files``: held whole, by
+    folder, not read one by one (the branch's review before the push reads each)."""
+    NOT_REVIEWED = "not_reviewed"
+    """The review did not read it: not a regular file it could open, or its time ran
+    out before it came to it."""
 
 
 class Finding(StrictModel):
@@ -57,6 +63,10 @@ class FlaggedFile(StrictModel):
     preview: str = ""
     """What the file holds (its start, or the link's target), for the person deciding;
     empty when it holds a secret, is binary or too large."""
+    files: list[str] = Field(default_factory=list)
+    """For a folder held whole (``path`` ends in ``/``; ``./`` is the top level): the
+    changed files it stands for, each as git names it. Approving it commits exactly
+    these; empty for a single file."""
 
 
 class FileChoice(StrEnum):

@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from common import safe_read
 from common.errors import GitError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.workspace import git_guard, git_jail, gitdirs, pathnames
@@ -196,15 +197,29 @@ def split_nul(out: bytes) -> list[bytes]:
     return [entry for entry in out.split(b"\0") if entry]
 
 
+MAX_EXCLUDE_BYTES = 1 << 20
+"""The largest ``.git/info/exclude`` the harness reads before adding a line to it."""
+
+
 def exclude_path(repo: Path, pattern: str) -> None:
-    """Add ``pattern`` to ``.git/info/exclude`` once, so it is never committed."""
+    """Add ``pattern`` to ``.git/info/exclude`` once, so it is never committed.
+
+    Raises:
+        GitError: the file is not a regular file the harness can read (one line).
+    """
     git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir"))
     exclude = git_dir / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    existing = exclude.read_text() if exclude.exists() else ""
+    try:
+        raw = safe_read.read_if_present(exclude, MAX_EXCLUDE_BYTES)
+    except OSError as e:
+        raise GitError(f"cannot add {pattern} to .git/info/exclude: {e}") from e
+    existing = raw.decode("utf-8", errors="replace") if raw is not None else ""
     if pattern not in existing.splitlines():
         prefix = "" if existing.endswith("\n") or not existing else "\n"
-        with exclude.open("a") as handle:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(exclude, flags, 0o644)
+        with os.fdopen(fd, "a") as handle:
             handle.write(f"{prefix}{pattern}\n")
 
 

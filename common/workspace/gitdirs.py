@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from common import safe_read
+
 MAX_POINTER_BYTES = 4096
 """A ``.git`` or ``commondir`` file longer than this is not one git wrote."""
 
@@ -51,13 +53,11 @@ def git_folders(repo: Path) -> GitFolders | None:
 
 
 def _pointer(path: Path, prefix: str) -> str | None:
-    """The path a one-line pointer file names after ``prefix``; ``None`` if it is not one."""
+    """The path a one-line pointer file names after ``prefix``; ``None`` if it is not one
+    (a FIFO, link or device is never opened: :mod:`common.safe_read`)."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_POINTER_BYTES + 1)
+        raw = safe_read.read_bytes(path, MAX_POINTER_BYTES)
     except OSError:
-        return None
-    if len(raw) > MAX_POINTER_BYTES:
         return None
     try:
         text = raw.decode().strip()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from agent.core import presets
 from common.errors import ProjectSettingsError
 from common.project_env import ProjectEnv
 from common.schemas.quality import QualitySettings
+from tests.common.test_safe_read import within
 
 
 def env_with(tools: Path) -> ProjectEnv:
@@ -130,3 +132,65 @@ def test_a_malformed_settings_file_is_one_line(
 
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def _plant(project: Path, name: str, kind: str) -> None:
+    """``name`` in ``project`` as a FIFO, a link (to ``/dev/zero`` or to a real file in
+    the project), a folder or a file over the cap."""
+    path = project / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "inside":
+        (project / "real.json").write_text('{"quality": {"checks": {"lint": "true"}}}')
+        path.symlink_to("real.json")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_text(" " * (presets.MAX_SETTINGS_BYTES + 1))
+
+
+@pytest.mark.parametrize(
+    ("kind", "what"),
+    [
+        ("fifo", "a FIFO"),
+        ("zero", "a symbolic link"),
+        ("inside", "a symbolic link"),
+        ("folder", "a folder"),
+        ("big", "larger than 262,144 bytes (262,145)"),
+    ],
+)
+def test_a_settings_file_that_is_not_a_plain_file_is_one_line_and_the_defaults(
+    tmp_path: Path, tools: Path, kind: str, what: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    tool(tools, "ruff")
+    _plant(tmp_path, ".harness.json", kind)
+
+    checks = within(5, lambda: presets.decide(tmp_path, env_with(tools), None))
+
+    assert isinstance(checks, presets.Checks)
+    assert checks.commands == {"lint": "ruff check --quiet ."} and checks.source == "preset"
+    (line,) = checks.unavailable
+    assert line.startswith(
+        f".harness.json is {what}, not a regular file: not read, the run goes on"
+    )
+    assert presets.load_repo_settings(tmp_path) is None
+
+
+@pytest.mark.parametrize(("kind", "what"), [("fifo", "a FIFO"), ("zero", "a symbolic link")])
+def test_a_pyproject_that_is_not_a_plain_file_means_no_mypy_and_one_line(
+    tmp_path: Path, tools: Path, kind: str, what: str
+) -> None:
+    _plant(tmp_path, "pyproject.toml", kind)
+    tool(tools, "ruff")
+    tool(tools, "mypy")
+
+    checks = within(5, lambda: presets.decide(tmp_path, env_with(tools), None))
+
+    assert isinstance(checks, presets.Checks)
+    assert checks.commands == {"lint": "ruff check --quiet ."}
+    assert checks.unavailable == [
+        f"types (mypy): pyproject.toml is {what}: not read, mypy is not run"
+    ]

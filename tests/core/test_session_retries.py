@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,48 @@ async def test_a_session_runs_inside_its_kinds_host_scope(tmp_path: Path) -> Non
         target_branch="",
     )  # fmt: skip
     assert scopes == ["guard", "enter initializer", "session", "leave initializer", "guard"]
+
+
+async def test_what_a_session_leaves_for_git_to_wait_on_is_removed_before_the_guard(
+    tmp_path: Path,
+) -> None:
+    """A session that made ``.gitignore`` a FIFO: before the guard (and any git after the
+    session) runs, it is gone, with a line; a FIFO of another name stays for the closure."""
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    seen_at_guard: list[bool] = []
+
+    async def runner(
+        label: str,
+        system: str,
+        prompt: str,
+        config: SessionConfig,
+        reports: SessionReports,
+        log: AgentLog,
+    ) -> SessionResult:
+        os.mkfifo(tree / "sub" / ".gitignore")
+        os.mkfifo(tree / "pipe")
+        return SessionResult(
+            turns=1, cost_usd=0.0, input_tokens=1, output_tokens=1, duration_ms=1, denials=0,
+            touched=set(),
+        )  # fmt: skip
+
+    async def guard(where: str) -> None:
+        seen_at_guard.append((tree / "sub" / ".gitignore").exists())
+
+    stream = io.StringIO()
+    log = AgentLog(stream)
+    store = StateStore(WorkspaceFiles(tmp_path), AgentState(), log)
+    sessions = Sessions(
+        SessionConfig(project_dir=tree, model=None), store, Ledger(store, log, Budgets()), log,
+        runner=runner,
+    )  # fmt: skip
+
+    await sessions.run(
+        "coding #1", "initializer", work_tree=tree, guard=guard, spec="", section_list="",
+        target_branch="",
+    )  # fmt: skip
+
+    assert seen_at_guard == [False, False]
+    assert "removed sub/.gitignore (a FIFO): git reads a file of that name" in stream.getvalue()
+    assert (tree / "pipe").exists()

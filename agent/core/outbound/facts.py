@@ -2,21 +2,25 @@
 objects (the branch before the push).
 
 Nothing here follows a link or runs anything the model wrote: links are read with
-``readlink``, files with ``lstat`` and a bounded read, objects with one ``cat-file``
-batch for the whole change (hardened, jailed: :mod:`common.workspace.git`,
-:mod:`.blobs`).
+``readlink``, files with ``lstat`` and a bounded read that never waits on a FIFO
+(:mod:`common.safe_read`), objects with a few ``cat-file`` batches for the whole change
+(hardened, jailed: :mod:`common.workspace.git`, :mod:`.blobs`). Both readers yield one
+change at a time, so the contents of a large change are never all in memory at once.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from agent.core.outbound import blobs
 from agent.core.outbound.classify import BINARY_SNIFF, FileFacts, Kind
+from common import safe_read
 from common.workspace import git, pathnames
 
 EXECUTABLE_MODE = b"100755"
@@ -26,6 +30,8 @@ NO_MODE = b"000000"
 #: Modes whose object is not read as a file: deleted, a link, a nested repository's commit.
 _NOT_FILES = (NO_MODE, LINK_MODE, GITLINK_MODE)
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+BATCH_BYTES = 64 << 20
+"""The most content one ``cat-file --batch`` brings into memory."""
 
 
 @dataclass(frozen=True)
@@ -36,12 +42,16 @@ class Observed:
     facts: FileFacts
     content: bytes | None
     blob: str | None = None
+    unread: str | None = None
+    """Why a file's content could not be read (a FIFO, a file swapped since it was
+    listed, one the harness may not read): it is then never judged clean."""
 
 
-def from_work_tree(project: Path, paths: list[str], max_bytes: int) -> list[Observed]:
+def from_work_tree(project: Path, paths: list[str], max_bytes: int) -> Iterator[Observed]:
     """Each path as the session left it in the work tree, against ``HEAD``."""
     before = _head_modes(project, paths)
-    return [_observe(project, path, before.get(path), max_bytes) for path in paths]
+    for path in paths:
+        yield _observe(project, path, before.get(path), max_bytes)
 
 
 def _observe(project: Path, path: str, old_mode: bytes | None, max_bytes: int) -> Observed:
@@ -56,20 +66,31 @@ def _observe(project: Path, path: str, old_mode: bytes | None, max_bytes: int) -
         return Observed(FileFacts(path, Kind.SYMLINK, len(target), target), None)
     if stat.S_ISDIR(info.st_mode):
         return Observed(FileFacts(path, Kind.GITLINK), None)
-    if not stat.S_ISREG(info.st_mode):  # a fifo or socket (git commits neither): never opened
-        return Observed(FileFacts(path, Kind.FILE), None)
-    size = info.st_size
-    with where.open("rb") as handle:
-        content = handle.read(max_bytes + 1 if size <= max_bytes else BINARY_SNIFF)
+    try:
+        with safe_read.opened(where, sys.maxsize) as (fd, opened):
+            size = opened.st_size
+            content = _read(fd, max_bytes + 1 if size <= max_bytes else BINARY_SNIFF)
+    except OSError as e:  # a FIFO or socket (never opened), swapped, or not readable
+        why = e.what if isinstance(e, safe_read.Refused) else f"not readable ({e.strerror})"
+        return Observed(FileFacts(path, Kind.FILE, was_executable=was_executable), None, None, why)
     facts = FileFacts(
         path,
         Kind.FILE,
         size,
         content[:BINARY_SNIFF],
-        executable=bool(info.st_mode & stat.S_IXUSR),
+        executable=bool(opened.st_mode & stat.S_IXUSR),
         was_executable=was_executable,
     )
     return Observed(facts, content if size <= max_bytes else None)
+
+
+def _read(fd: int, wanted: int) -> bytes:
+    """Up to ``wanted`` bytes of the open file."""
+    chunks: list[bytes] = []
+    while wanted > 0 and (chunk := os.read(fd, min(wanted, 1 << 20))):
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
 
 
 def _head_modes(project: Path, paths: list[str]) -> dict[str, bytes]:
@@ -84,7 +105,7 @@ def _head_modes(project: Path, paths: list[str]) -> dict[str, bytes]:
     return modes
 
 
-def from_branch(project: Path, base: str, tip: str, max_bytes: int) -> list[Observed]:
+def from_branch(project: Path, base: str, tip: str, max_bytes: int) -> Iterator[Observed]:
     """Every path the branch changes from where it left ``base`` (``base...tip``), as
     committed: what a push would publish."""
     out = git.git_bytes(
@@ -92,24 +113,44 @@ def from_branch(project: Path, base: str, tip: str, max_bytes: int) -> list[Obse
     )
     fields = git.split_nul(out)
     changes = [_change(meta, raw) for meta, raw in zip(fields[0::2], fields[1::2], strict=False)]
-    # Two git processes for every blob of the change, not two per blob: sizes, then the
-    # contents of the links and of the files within the limit.
+    # A few git processes for every blob of the change, not two per blob: sizes, then the
+    # contents of the links and of the files within the limit, a batch at a time.
     size_of = blobs.sizes(project, [c.blob for c in changes if c.new_mode not in _NOT_FILES])
-    wanted = [
-        c.blob
-        for c in changes
-        if c.new_mode == LINK_MODE
-        or (c.new_mode not in _NOT_FILES and size_of[c.blob] <= max_bytes)
-    ]
-    content_of = blobs.contents(project, wanted)
-    observed = [_from_object(change, size_of, content_of, max_bytes) for change in changes]
+    for batch in _batches(changes, size_of, max_bytes):
+        wanted = [c.blob for c in batch if _wanted(c, size_of, max_bytes)]
+        content_of = blobs.contents(project, wanted)
+        for change in batch:
+            yield _from_object(change, size_of, content_of, max_bytes)
     # The harness's diff never looks into (nor lists) nested repositories: compare trees.
     fork = git.git(project, "merge-base", base, tip).strip()
     before = _gitlinks_of(project, fork)
     for path, name in sorted(_gitlinks_of(project, tip).items()):
         if before.get(path) != name:
-            observed.append(Observed(FileFacts(path, Kind.GITLINK), None, name))
-    return observed
+            yield Observed(FileFacts(path, Kind.GITLINK), None, name)
+
+
+def _wanted(change: _Change, size_of: dict[str, int], max_bytes: int) -> bool:
+    """Whether the change's object is read: a link's target, a file within the limit."""
+    if change.new_mode == LINK_MODE:
+        return True
+    return change.new_mode not in _NOT_FILES and size_of[change.blob] <= max_bytes
+
+
+def _batches(
+    changes: list[_Change], size_of: dict[str, int], max_bytes: int
+) -> Iterator[list[_Change]]:
+    """``changes`` in runs whose wanted contents stay within :data:`BATCH_BYTES`."""
+    batch: list[_Change] = []
+    held = 0
+    for change in changes:
+        size = size_of.get(change.blob, 0) if _wanted(change, size_of, max_bytes) else 0
+        if batch and held + size > BATCH_BYTES:
+            yield batch
+            batch, held = [], 0
+        batch.append(change)
+        held += size
+    if batch:
+        yield batch
 
 
 def _gitlinks_of(project: Path, rev: str) -> dict[str, str]:

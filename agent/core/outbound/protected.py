@@ -13,12 +13,19 @@ case-insensitive file system reads ``.Claude/`` as ``.claude/``): a pattern with
 leading or inner ``/`` is anchored at the project's top, otherwise it matches at any
 depth; a trailing ``/`` matches only a folder (everything under it); ``*`` and ``?``
 never cross a ``/``. Pure: no file system here.
+
+Cost: a path is first screened by one expression built from every pattern (a path
+under none of them, nearly every path, is done with one search); only a path it lets
+through is matched rule by rule, for the first rule's reason (measured: 0.24 ms a path
+before, rule by rule, about a second and a half of a review of 6,000 files).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 
 CI = "CI configuration: it runs with the project's CI secrets"
 AGENT = "agent or editor settings: they run on the user's machine when the project is opened"
@@ -125,6 +132,10 @@ def matches(pattern: str, path: str) -> bool:
 
 def protected_reason(path: str, extra: Iterable[str] = ()) -> str | None:
     """Why ``path`` is protected (the first rule that holds), or ``None``."""
+    extra = tuple(extra)
+    shown = path.strip("/").lower()
+    if not _DEFAULT_SCREEN.search(shown) and not _screen(extra).search(shown):
+        return None
     for pattern, why in DEFAULT_PROTECTED:
         if matches(pattern, path):
             return f"{why} ({pattern.strip('/')})"
@@ -132,3 +143,23 @@ def protected_reason(path: str, extra: Iterable[str] = ()) -> str | None:
         if matches(pattern, path):
             return f"{SPEC} ({pattern})"
     return None
+
+
+@lru_cache(maxsize=32)
+def _screen(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression every path under one of ``patterns`` matches (lower case).
+
+    It may let a few more through (a ``*`` of it can cross a ``/``, a folder pattern
+    needs nothing below it): :func:`matches` decides those; it never lets one fewer."""
+    pieces: list[str] = []
+    for pattern in patterns:
+        body = pattern.strip("/")
+        if not body:
+            continue
+        anchored = pattern.startswith("/") or "/" in body
+        parts = [translate(want).removesuffix(r"\Z") for want in body.lower().split("/")]
+        pieces.append(("^" if anchored else "(?:^|/)") + "/".join(parts) + "(?:/|$)")
+    return re.compile("|".join(pieces) or "(?!)")
+
+
+_DEFAULT_SCREEN = _screen(tuple(pattern for pattern, _why in DEFAULT_PROTECTED))

@@ -14,12 +14,22 @@ in it (``# pragma: allowlist secret``, lock files, swagger files, an image exten
 the model writes the name and the comments. The file is scanned under a neutral name.
 
 A finding names the credential's type and line, never its value.
+
+Cost: the scanner's settings and a scratch folder are set up once for many files, and
+the content is scanned from memory (:class:`Scanner`): per file, settings, folder and
+disk writes cost more than the scan itself (measured: 1.9 ms a small file before on a
+quiet machine, 3.3 ms on a busy one; a review of 6,000 files took 7.8 s to 15 s).
+The scanner's settings are process-wide, so one scan runs at a time (slots review in
+threads of one agent).
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path, PurePosixPath
 
 from detect_secrets.core.secrets_collection import SecretsCollection
@@ -75,19 +85,55 @@ def scanned_name(path: str) -> str:
     return f"scanned{suffix}" if suffix in STRUCTURED else "scanned.txt"
 
 
+_ONE_AT_A_TIME = threading.Lock()
+
+
+class Scanner:
+    """detect-secrets with our settings, for one file after another.
+
+    The content is scanned from memory: a ``memfd`` the scanner's neutral names link to.
+    Written to a file on disk instead, each scan cost a truncate and a write that ext4
+    flushes (``auto_da_alloc``): 1 ms a file here, far more on a busy disk, most of a
+    review's time (measured: 2,000 opens took 1.97 s of a 3.1 s scan of 1,000 files).
+    """
+
+    def __init__(self, folder: Path, fd: int) -> None:
+        self._folder = folder
+        self._fd = fd
+
+    def credential_findings(self, path: str, content: bytes) -> list[Finding]:
+        """What detect-secrets finds in ``content`` (the file at ``path``), type and line."""
+        os.ftruncate(self._fd, 0)
+        written = 0
+        while written < len(content):
+            written += os.pwrite(self._fd, content[written:], written)
+        collection = SecretsCollection()
+        collection.scan_file(str(self._folder / scanned_name(path)))
+        found = sorted({(secret.type, secret.line_number) for _, secret in collection})
+        return [
+            Finding(kind=FindingKind.SECRET, reason=f"{kind} on line {line} (value not shown)")
+            for kind, line in found
+        ]
+
+
+@contextmanager
+def scanner() -> Iterator[Scanner]:
+    """A :class:`Scanner` (one at a time in the process: the settings are global)."""
+    with ExitStack() as stack:
+        stack.enter_context(_ONE_AT_A_TIME)
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="harness-scan-")))
+        fd = os.memfd_create("harness-scan", os.MFD_CLOEXEC)
+        stack.callback(os.close, fd)
+        for name in {scanned_name("x"), *(scanned_name(f"x{suffix}") for suffix in STRUCTURED)}:
+            (folder / name).symlink_to(f"/proc/self/fd/{fd}")
+        stack.enter_context(transient_settings(_SETTINGS))
+        yield Scanner(folder, fd)
+
+
 def credential_findings(path: str, content: bytes) -> list[Finding]:
     """What detect-secrets finds in ``content`` (the file at ``path``), type and line only."""
-    with tempfile.TemporaryDirectory(prefix="harness-scan-") as folder:
-        target = Path(folder) / scanned_name(path)
-        target.write_bytes(content)
-        collection = SecretsCollection()
-        with transient_settings(_SETTINGS):
-            collection.scan_file(str(target))
-        found = sorted({(secret.type, secret.line_number) for _, secret in collection})
-    return [
-        Finding(kind=FindingKind.SECRET, reason=f"{kind} on line {line} (value not shown)")
-        for kind, line in found
-    ]
+    with scanner() as scan:
+        return scan.credential_findings(path, content)
 
 
 def exact_findings(content: bytes, secrets: Iterable[str]) -> list[Finding]:

@@ -430,6 +430,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
         changes = await agit.off_loop(
             closure_changes.since_rejection, project, checkpoints.history(run.files), iid, last
         )
+        special = await agit.off_loop(closure_changes.special_files_in, project)
         commit_message = await agit.git(project, "log", "-1", "--format=%B", last)
         names = await agit.git_bytes(project, "diff", "--name-only", "-z", span)
         if changes is not None:
@@ -459,6 +460,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 issue_findings=over_budget,
                 since_rejection=changes,
                 screenshots=work.screenshots,
+                special_files=special,
             ),
         )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agent.core import agit, commits, prompts
 from agent.core.orchestrator import Run
-from agent.core.outbound import facts, review
+from agent.core.outbound import bulk, facts, review
 from agent.core.seat import Seat
 from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState
@@ -50,11 +50,24 @@ async def hold(
     run: Run, files: list[str], work_tree: Path | None = None
 ) -> tuple[list[str], list[FlaggedFile]]:
     """The session's files (in ``work_tree``, default the project's) to commit, and the
-    ones held for a person (logged)."""
+    ones held for a person (logged). More files than ``limits.changed_files``: all held,
+    by folder, unread (:mod:`agent.core.outbound.bulk`)."""
     where = work_tree or run.spec.project_dir
+    limit = run.spec.limits.changed_files
     found = await agit.off_loop(
-        review.review_session, where, files, settings_of(run), secrets_of(run)
+        review.review_session,
+        where,
+        files,
+        settings_of(run),
+        secrets_of(run),
+        max_files=limit,
     )
+    if len(files) > limit:
+        run.log(
+            f"the session changed {len(files):,} files, more than the {limit:,} a session "
+            f"may (limits.changed_files): all held for a person, in {len(found.flagged)} "
+            "folder(s), none committed"
+        )
     for item in found.flagged:
         reasons = "; ".join(finding.reason for finding in item.findings)
         run.log(f"held for a person (outbound review): {printable_name(item.path)}: {reasons}")
@@ -65,17 +78,41 @@ def merge_held(
     before: list[FlaggedFile], committed: list[str], now: list[FlaggedFile]
 ) -> list[FlaggedFile]:
     """The issue's held files after a session: a file it committed (clean now) is no
-    longer held, a file it flagged again replaces the older finding."""
-    by_path = {item.path: item for item in before if item.path not in committed}
-    by_path.update({item.path: item for item in now})
+    longer held, a file it flagged again replaces the older finding (a folder entry that
+    holds it too); a folder held whole again stands for the files of both, less those
+    held or committed on their own."""
+    gone = set(committed) | {item.path for item in now if not bulk.is_folder_entry(item)}
+    grouped = {path for item in now if bulk.is_folder_entry(item) for path in item.files}
+    by_path: dict[str, FlaggedFile] = {}
+    for item in [*before, *now]:
+        if not bulk.is_folder_entry(item):
+            if item.path not in committed and (item in now or item.path not in grouped):
+                by_path[item.path] = item
+            continue
+        earlier = by_path.get(item.path)
+        members = [*(earlier.files if earlier is not None else []), *item.files]
+        kept = [path for path in dict.fromkeys(members) if path not in gone]
+        if kept:
+            by_path[item.path] = bulk.recounted(item, kept)
+        else:
+            by_path.pop(item.path, None)
     return [by_path[path] for path in sorted(by_path)]
 
 
 def still_changed(project: Path, held: list[FlaggedFile]) -> list[FlaggedFile]:
     """The held files that still differ from ``HEAD`` (one the model removed again is
-    no longer anyone's question)."""
+    no longer anyone's question; a folder entry keeps the files that still differ)."""
     changed = {pathnames.key(raw) for raw in git.changed_paths(project)}
-    return [item for item in held if item.path in changed]
+    kept: list[FlaggedFile] = []
+    for item in held:
+        if not bulk.is_folder_entry(item):
+            if item.path in changed:
+                kept.append(item)
+            continue
+        members = [path for path in item.files if path in changed]
+        if members:
+            kept.append(item if members == item.files else bulk.recounted(item, members))
+    return kept
 
 
 def session_block(held: list[FlaggedFile], excluded: list[str]) -> str:
@@ -121,18 +158,22 @@ async def apply_choices(
         sha = await agit.off_loop(_approval_commit, project, run.spec.target_branch, checkpoint.id)
         if sha is None:
             text = _approval_message(iid, checkpoint.id, who, [flagged[p] for p in approved])
-            sha = await agit.commit(project, approved, text, allow_empty=True)
-            run.log(f"committed {sha[:12]}: {len(approved)} flagged file(s) {who} approved")
+            files = _files_of([flagged[path] for path in approved])
+            sha = await agit.commit(project, files, text, allow_empty=True)
+            run.log(f"committed {sha[:12]}: {len(files)} flagged file(s) {who} approved")
         else:
             run.log(f"adopted {sha[:12]}: the approved flagged files, committed before a restart")
-        blobs = await agit.off_loop(_blobs_of, project, sha, approved)
+        single = [path for path in approved if not bulk.is_folder_entry(flagged[path])]
+        blobs = await agit.off_loop(_blobs_of, project, sha, single)
         records = [
             ApprovedChange(
                 path=path,
                 reasons=[finding.reason for finding in flagged[path].findings],
                 approved_by=decision.decided_by,
                 where=checkpoint.id,
-                blob=blobs[path],
+                # A folder's files are approved unread: none is passed by its object, so
+                # the branch's review before the push reads each of them.
+                blob=blobs.get(path),
             )
             for path in approved
         ]
@@ -163,6 +204,14 @@ def _add_approved(state: AgentState, records: list[ApprovedChange]) -> None:
 def _approval_commit(project: Path, target_branch: str, checkpoint_id: str) -> str | None:
     """The commit of this checkpoint's approvals, if the harness made it already."""
     return commits.commit_with_trailer(project, target_branch, APPROVAL_TRAILER, checkpoint_id)
+
+
+def _files_of(items: list[FlaggedFile]) -> list[str]:
+    """The files ``items`` stand for: a file itself, a folder entry its files."""
+    found: list[str] = []
+    for item in items:
+        found += item.files if bulk.is_folder_entry(item) else [item.path]
+    return list(dict.fromkeys(found))
 
 
 def _blobs_of(project: Path, commit: str, paths: list[str]) -> dict[str, str | None]:

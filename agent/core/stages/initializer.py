@@ -75,7 +75,7 @@ async def project_verification(run: Run) -> None:
                     f"the test suite fails before any change ({baseline.summary}); these "
                     f"failures are pre-existing and never counted against the agent: {failing}"
                 )
-        checks = presets.decide(project, run.project_env, spec.quality)
+        checks = await agit.off_loop(presets.decide, project, run.project_env, spec.quality)
         warnings += checks.unavailable
         check_runs = await _check_baseline(run, checks.commands)
         for name, result in check_runs.items():
@@ -94,9 +94,10 @@ async def project_verification(run: Run) -> None:
         ]
         if uncommitted:
             warnings.append(f"{len(uncommitted)} uncommitted change(s) will never be committed")
-        outbound = outbound_settings(run)
-        notify = repo_notify(run)
-        repo_hosts, repo_servers = network_access.repo_entries(project)
+        # Off the loop: they read the project's .harness.json (common.safe_read).
+        outbound = await agit.off_loop(outbound_settings, run)
+        notify = await agit.off_loop(repo_notify, run)
+        repo_hosts, repo_servers = await agit.off_loop(network_access.repo_entries, project)
         warnings += _network_warnings(run, repo_hosts, repo_servers)
         context = ProjectVerificationContext(
             project_dir=str(project),

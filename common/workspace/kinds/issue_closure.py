@@ -80,6 +80,7 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
             )
             out += [f"  {line}" for line in model_block("The claim", refusal.claim)]
         out += [f"Not committed by the harness: {one(line)}" for line in c.kept_out]
+        out += [f"Not a file git can see, in no diff: {one(line)}" for line in c.special_files]
         out += [f"Over the issue's budget: {one(item.reason)}" for item in c.issue_findings]
         out += [f"Screenshot (browser check): {one(path)}" for path in c.screenshots]
         if c.since_rejection is not None:
