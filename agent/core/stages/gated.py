@@ -18,6 +18,7 @@ an environment that no longer leads to the recorded one (:func:`slot_links.moved
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,7 +64,8 @@ async def gate_session(
     changes = await agit.session_changes(project, touched, dirty_before)
     places = environment_places(run)
     started_ns = seat.work().pre_session_started_ns
-    hidden, runnable = await agit.off_loop(_hidden_writes, project, started_ns, places)
+    root = run.project_env.root
+    hidden, runnable = await agit.off_loop(_hidden_writes, project, started_ns, places, root)
     changes.kept_out.extend(hidden)
     if changes.kept_out:
         run.log(commits.kept_out_line(changes.kept_out))
@@ -122,16 +124,22 @@ def ignored_lines(runs: dict[str, TestRun | None]) -> list[str]:
 
 
 def _hidden_writes(
-    project: Path, since_ns: int | None, places: tuple[Path, ...]
+    project: Path, since_ns: int | None, places: tuple[Path, ...], root: str | None = None
 ) -> tuple[list[commits.KeptOut], list[str]]:
     """The session's writes git ignores, as kept-out paths (at most ``HIDDEN_SHOWN``
     named), and the lines for those the gates run (every one: a person decides).
 
     Never silently accepted: the gate ran with them, the reviewer would not see them.
+    The harness's own link to the recorded environment (a slot's ``.venv``, made just
+    before the session, within the clock's tick) is not the session's write.
     """
     if since_ns is None:
         return [], []
-    raws = hidden_writes.written_since(project, since_ns)
+    raws = [
+        raw
+        for raw in hidden_writes.written_since(project, since_ns)
+        if not _own_link(project, raw, places, root)
+    ]
     env = frozenset(str(place).encode() for place in places)
     runnable: list[str] = []
     for raw in raws:
@@ -144,3 +152,11 @@ def _hidden_writes(
         more = commits.KeptOut(f"… and {rest} more file(s)", hidden_writes.REASON)
         items = [*items[:HIDDEN_SHOWN], more]
     return items, gate_writes.cut(runnable, "file(s) the gates run")
+
+
+def _own_link(project: Path, raw: bytes, places: tuple[Path, ...], root: str | None) -> bool:
+    """Whether ``raw`` is an environment place that is a link to the recorded one."""
+    path = project / os.fsdecode(raw)
+    if root is None or Path(os.fsdecode(raw)) not in places or not path.is_symlink():
+        return False
+    return path.resolve() == Path(root)
