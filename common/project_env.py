@@ -56,6 +56,11 @@ class ProjectEnv:
         """``base`` without the harness's interpreter, with this project's variables."""
         return {**without_harness(base), **self.variables}
 
+    def root_now(self) -> str | None:
+        """The project venv's folder as it resolves now (``None``: no project venv)."""
+        venv = self.variables.get("VIRTUAL_ENV")
+        return str(Path(venv).resolve()) if venv is not None else None
+
     def gate_environ(self, base: Mapping[str, str]) -> dict[str, str]:
         """:meth:`environ` for a gate: the venv named by its recorded :attr:`root`.
 

@@ -201,6 +201,10 @@ async def guard(run: Run, where: str) -> None:
         return
     run.log(f"integrity check {where}: " + "; ".join(line.strip() for line in found[:3]))
     project = run.spec.project_dir
+    venv_changed = bool(layout_changes(run))
+    approved = "The change is recorded as the new state and the run continues"
+    if venv_changed:
+        approved += "; the gates run the project's environment as it is now"
 
     async def build(checkpoint_id: str) -> Checkpoint:
         return ProjectVerificationCheckpoint(
@@ -210,7 +214,7 @@ async def guard(run: Run, where: str) -> None:
                 "something changed that the harness did not do (see the warnings)",
             ],
             to_decide="Go on with the repository as it is now?",
-            if_approved="The change is recorded as the new state and the run continues",
+            if_approved=approved,
             if_rejected="The run pauses; nothing is pushed or opened (`harness resume` asks again)",
             context=ProjectVerificationContext(
                 project_dir=str(project),
@@ -234,10 +238,17 @@ async def guard(run: Run, where: str) -> None:
     found_now = await now(run)
     made = list(run.state.harness_commits)
     kept = await agit.off_loop(still_on, project, made, run.info.feature_branch)
+    root = run.project_env.root_now() if venv_changed else run.project_env.root
     with run.store.editing() as state:
         record(state, found_now)
         state.harness_commits = kept
         state.dismissed_checkpoints = [*state.dismissed_checkpoints, checkpoint.id]
+        state.project_env_root = root
+    if root != run.project_env.root:
+        # The person approved the environment as the project has it now (the gates ran
+        # the recorded one until then, never one a session put in its place unasked).
+        run.pin_environment(root)
+        run.log(f"project environment: the gates run {root} from now on (approved)")
 
     approved_layout = run.state.sandbox_layout
     if run.layout_keeper is not None and approved_layout is not None:

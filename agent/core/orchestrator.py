@@ -14,6 +14,7 @@ its own git worktree can bind the same parts to that worktree.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +218,13 @@ class Run:
         with self.store.editing() as state:
             state.last_checks = results
         return results
+
+    def pin_environment(self, root: str | None) -> None:
+        """The gates run the project environment at ``root`` from now on: a person
+        approved the environment as the project has it now (see
+        :attr:`common.project_env.ProjectEnv.root`)."""
+        self.project_env = dataclasses.replace(self.project_env, root=root)
+        self.gates = dataclasses.replace(self.gates, project_env=self.project_env)
 
     async def guard(self, where: str) -> None:
         """Stop at a checkpoint when the repository moved behind the harness's back."""
