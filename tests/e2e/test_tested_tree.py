@@ -210,9 +210,12 @@ def show(project: Path, rev: str, path: str) -> str:
     return git.git(project, "show", f"{rev}:{path}")
 
 
+@pytest.mark.parametrize("sandbox", [True, False], ids=["overlay", "unsandboxed"])
 async def test_a_gate_that_changes_the_tree_has_its_tested_tree_committed(
-    stopped: Path,
+    stopped: Path, sandbox: bool
 ) -> None:
+    """Sandboxed, the gate sees an overlay and its writes are discarded; with ``"sandbox":
+    false`` it changes the work tree itself, and the harness puts the tested content back."""
     root = Path(tempfile.mkdtemp(prefix="e2t-", dir="/tmp"))
     project = calc_project(root)
     conftest = hostile_conftest(stopped)
@@ -233,7 +236,7 @@ async def test_a_gate_that_changes_the_tree_has_its_tested_tree_committed(
         ),
     )
 
-    files = start(project, spec)
+    files = start(project, spec, sandbox=sandbox)
     pending = await settled(files)
 
     feat = git.git(project, "log", "--format=%H", "--grep=^feat(#1)", "-1")
@@ -254,6 +257,9 @@ async def test_a_gate_that_changes_the_tree_has_its_tested_tree_committed(
     log = log_of(files)
     assert "auto-accept never approves issue_closure-" in log
     assert "it waits for a person: the gates' tree: the tests gate changed the tested tree" in log
+    done_with = "all discarded with its overlay" if sandbox else "the tested content is put back"
+    assert "changed 3 path(s) of the tested tree (never committed)" in log
+    assert done_with in log
     shown = harness("checkpoint", "agent_1").stdout
     assert "⚠ The gates' tree (a person decides): the tests gate changed" in shown
 
