@@ -203,8 +203,7 @@ async def guard(run: Run, where: str) -> None:
     project = run.spec.project_dir
     venv_changed = bool(layout_changes(run))
     approved = "The change is recorded as the new state and the run continues"
-    if venv_changed:
-        approved += "; the gates run the project's environment as it is now"
+    approved += "; the gates run the project's environment as it is now" if venv_changed else ""
 
     async def build(checkpoint_id: str) -> Checkpoint:
         return ProjectVerificationCheckpoint(
@@ -238,18 +237,24 @@ async def guard(run: Run, where: str) -> None:
     found_now = await now(run)
     made = list(run.state.harness_commits)
     kept = await agit.off_loop(still_on, project, made, run.info.feature_branch)
-    root = run.project_env.root_now() if venv_changed else run.project_env.root
     with run.store.editing() as state:
         record(state, found_now)
         state.harness_commits = kept
         state.dismissed_checkpoints = [*state.dismissed_checkpoints, checkpoint.id]
-        state.project_env_root = root
-    if root != run.project_env.root:
-        # The person approved the environment as the project has it now (the gates ran
-        # the recorded one until then, never one a session put in its place unasked).
-        run.pin_environment(root)
-        run.log(f"project environment: the gates run {root} from now on (approved)")
+    if venv_changed:
+        _pin_approved_environment(run)
 
     approved_layout = run.state.sandbox_layout
     if run.layout_keeper is not None and approved_layout is not None:
         run.layout_keeper.apply(approved_layout)  # checked against the deny list again
+
+
+def _pin_approved_environment(run: Run) -> None:
+    """The person approved the project's venv as it is now: the gates run it from now on
+    (until then they ran the recorded one, never one a session put in its place unasked)."""
+    root = run.project_env.root_now()
+    with run.store.editing() as state:
+        state.project_env_root = root
+    if root != run.project_env.root:
+        run.pin_environment(root)
+        run.log(f"project environment: the gates run {root} from now on (approved)")

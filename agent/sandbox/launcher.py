@@ -369,9 +369,7 @@ async def session_sandbox(
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
-            refused = await asyncio.to_thread(overlays.probe, bwrap)
-            if refused is not None:
-                log(f"sandbox: gates see the work tree without an overlay ({refused})")
+            usable = await asyncio.to_thread(overlays.usable, bwrap, log)
             yield SessionSandbox(
                 wrapper,
                 env,
@@ -381,7 +379,7 @@ async def session_sandbox(
                 log,
                 hosts=hosts,
                 hosts_forward=hosts_forward,
-                overlays=refused is None,
+                overlays=usable,
             )
     finally:
         shutil.rmtree(private, ignore_errors=True)

@@ -26,7 +26,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -151,6 +151,15 @@ def probe(bwrap: Path) -> str | None:
             detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
             return f"bubblewrap cannot lay out an overlay here: {detail}"
         return None if (lower / "kept").read_text() == "lower\n" else "the overlay wrote through"
+
+
+def usable(bwrap: Path, log: Callable[[str], None]) -> bool:
+    """Whether the gates can see the work tree as an overlay here; why not is logged
+    (they then run on the work tree, and the harness puts back what they change)."""
+    refused = probe(bwrap)
+    if refused is not None:
+        log(f"sandbox: gates see the work tree without an overlay ({refused})")
+    return refused is None
 
 
 def listing(upper: Path, lower: Path) -> Listing:

@@ -363,11 +363,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 "approve or exclude each (auto-accept never approves them)"
             )
         what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
-        if work.gate_findings:
-            what_happened.append(
-                f"{len(work.gate_findings)} finding(s) about the tree the gates ran on (a gate "
-                "changed it, or wrote what they run): a person decides (auto-accept never does)"
-            )
+        what_happened += _gate_findings_line(work)
         # Asked again after a person's reject: what the sessions since then changed.
         changes = await agit.off_loop(
             closure_changes.since_rejection, project, checkpoints.history(run.files), iid, last
@@ -445,6 +441,16 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
     await run.tracker.close_issue(iid)
     faultpoints.reached("issue_closure.closed")
     run.store.leave_issue(f"issue #{iid} closed")
+
+
+def _gate_findings_line(work: IssueWork) -> list[str]:
+    """The closure's line about the gates' findings, if there are any."""
+    if not work.gate_findings:
+        return []
+    return [
+        f"{len(work.gate_findings)} finding(s) about the tree the gates ran on (a gate "
+        "changed it, or wrote what they run): a person decides (auto-accept never does)"
+    ]
 
 
 def _files_of(project: Path, shas: list[str]) -> set[str]:
