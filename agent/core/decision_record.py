@@ -25,6 +25,7 @@ from agent.core.log import AgentLog
 from agent.core.run_state import StateStore
 from agent.tracker.base import IssueTracker
 from common.errors import HarnessError
+from common.inert_markdown import quoted
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import (
     AnyDecision,
@@ -39,14 +40,17 @@ from common.schemas.checkpoint import (
     SelectionDecision,
 )
 from common.schemas.decision_record import DecisionRecord
-from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
 
 
 def choice_words(decision: AnyDecision) -> str:
     """The decision in a few words: ``approve``, ``reject``, ``approve: fix_now``,
-    ``approve: issues #2, #3``, ``approve: files a.py=approve, b.yml=exclude``."""
+    ``approve: issues #2, #3``, ``approve: files `` a.py ``=approve, …``.
+
+    File names are the model's: each is an inert code span (:func:`common.inert_markdown.
+    quoted`), the rest the harness's words; whoever shows the choice keeps the spans
+    (:func:`common.inert_markdown.line`)."""
     if isinstance(decision, BudgetDecision):
         limits = [
             f"${decision.cost_usd:g}" if decision.cost_usd is not None else "",
@@ -65,7 +69,7 @@ def choice_words(decision: AnyDecision) -> str:
         return f"approve: {decision.action.value if decision.action else '?'}"
     if isinstance(decision, ClosureDecision) and decision.files:
         files = ", ".join(
-            f"{printable_line(path)}={choice.value}" for path, choice in decision.files.items()
+            f"{quoted(path, name=True)}={choice.value}" for path, choice in decision.files.items()
         )
         return f"approve: files {files}"
     if isinstance(decision, ProposalDecision) and decision.depends_on:

@@ -77,6 +77,9 @@ CONNECT_TIMEOUT_S = 8.0
 READ_TIMEOUT_S = 600.0
 """Between two chunks of an answer: SSE streams send pings, so this is generous."""
 MAX_HEAD_BYTES = 64 * 1024
+ENTRANCE_MAX_OPEN = 32
+"""Connections one session's own entrance carries at once (as the shared bridge does,
+:data:`agent.sandbox.bridge.MAX_OPEN`): each costs the agent file descriptors."""
 MAX_BODY_BYTES = 32 * 1024 * 1024
 """The Messages API's own request limit (32 MB): a larger body is refused, not buffered."""
 
@@ -250,8 +253,27 @@ class ModelProxy:
         if self.meter is None or not window.own_entrance:
             raise ValueError(f"{window.label!r} is not a metered window with its own entrance")
 
+        carried = 0
+        turned_away = 0
+
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await self._serve(reader, writer, via=window)
+            nonlocal carried, turned_away
+            if carried >= ENTRANCE_MAX_OPEN:  # a program of the session holding connections
+                if turned_away == 0 and self._log is not None:
+                    self._log(
+                        f"[endpoint] {window.label}: refused a connection, "
+                        f"{ENTRANCE_MAX_OPEN} are open already"
+                    )
+                turned_away += 1
+                writer.close()
+                return
+            carried += 1
+            try:
+                await self._serve(reader, writer, via=window)
+            finally:
+                carried -= 1
+                if carried == 0:
+                    turned_away = 0
 
         try:
             server = await asyncio.start_unix_server(serve, path=str(path), limit=MAX_HEAD_BYTES)

@@ -12,10 +12,13 @@ So the model's words always go into a Markdown block quote under a label that sa
 whose words they are: every line is prefixed, blank ones included, so nothing the
 model writes can end the quote and continue as the harness's text. A heading the
 model writes stays inside the quote. List items that are the model's get one line
-each, so an item cannot open a new section of the note either.
+each, so an item cannot open a new section of the note either, and each is a code span,
+so nothing in it acts.
 """
 
 from __future__ import annotations
+
+from common import inert_markdown
 
 LABEL = "(the agent's model wrote this; the harness has not verified it)"
 
@@ -32,5 +35,13 @@ def section(heading: str, text: str) -> str:
 
 
 def item(text: str) -> str:
-    """One list item of the model's: its lines joined by spaces."""
-    return " ".join(text.split())
+    """One list item of the model's: its lines joined by spaces, as an inert code span
+    (:func:`common.inert_markdown.quoted`): in a list the harness heads, a mention, a
+    link, an image or a reference of the model's would pass for the harness's own."""
+    return inert_markdown.quoted(" ".join(text.split()))
+
+
+def name(path: str) -> str:
+    """A file name in a list the harness heads: quoted like :func:`item`, its look-alike
+    blanks escaped (:func:`common.untrusted_text.printable_name`)."""
+    return inert_markdown.quoted(path, name=True)

@@ -7,6 +7,7 @@ default) refuses to start with one line instead of quietly running without it.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import SessionSandbox, session_sandbox
 from agent.sandbox.layout import LayoutKeeper
 from agent.sandbox.protected import ProtectedPlaces
+from agent.sandbox.relay import kept_environment
 from common.errors import SandboxError
 from common.schemas.sandbox_layout import SandboxLayout
 from common.schemas.spec import AgentSpec
@@ -82,6 +84,7 @@ async def session_launch(
         yield SessionLaunch(None, dict(model_env))
         return
     places = places or ProtectedPlaces.of_this_process()
+    keep = frozenset(spec.sandbox_env)
     async with session_sandbox(
         spec.project_dir,
         bwrap,
@@ -91,9 +94,17 @@ async def session_launch(
         places=places,
         log=log,
         on_host_refusal=on_host_refusal,
+        env_keep=tuple(spec.sandbox_env),
     ) as box:
         network = "host network" if spec.sandbox_network else "no network but the model"
         log(f"sandbox: bubblewrap {bwrap} ({network})")
+        left_out = sorted(set(os.environ) - set(kept_environment(dict(os.environ), keep)))
+        if left_out:
+            log(
+                f"sandbox: {len(left_out)} variable(s) of the agent's environment stay outside "
+                f"the sessions and gates: {', '.join(left_out)} (name one in the spec's "
+                '"sandbox_env" if the project needs it)'
+            )
         keeper = LayoutKeeper(spec.project_dir, places, spec.sandbox_network, box.use_layout, log)
         hosts = None if spec.sandbox_network else box
         yield SessionLaunch(box.cli_path, box.env, box.wrap, keeper, box, hosts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -49,11 +50,13 @@ from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
 from common.schemas.browser_check import BrowserCall
 from common.schemas.mcp_server import McpServer
+from common.untrusted_text import printable_name
 
 SESSION_TIMEOUT_S = 45 * 60
 OUT_OF_TURNS = "error_max_turns"
 """The result subtype of a session that reached ``max_turns``: an end, not an error."""
 _PREVIEW = 300
+_ASCII_BLANKS = re.compile("[ \t\n\r\f\v]+")
 
 
 EntranceOpener = Callable[[EndpointSpend, Path], AbstractAsyncContextManager[Path]]
@@ -332,5 +335,8 @@ def _text(content: str | list[dict[str, Any]] | None) -> str:
 
 
 def _short(text: str) -> str:
-    flat = " ".join(text.split())
+    """One line of at most :data:`_PREVIEW` characters. Only ASCII whitespace is folded: a
+    tool's output names files, and folding an NBSP or U+3000 into a space would show a
+    look-alike name as the plain one; such blanks are escaped instead (``printable_name``)."""
+    flat = printable_name(" ".join(_ASCII_BLANKS.split(text)).strip())
     return flat if len(flat) <= _PREVIEW else flat[:_PREVIEW] + "…"

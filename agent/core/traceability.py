@@ -13,9 +13,12 @@ of the run (the checkpoint log). The flagged changes a person approved are not r
 here: the description's own section just above lists each with who approved it
 (:func:`agent.core.stages.held_files.approved_section`).
 
-Titles, section names and file names are the model's or the spec's: every cell is
-escaped on one line with ``|`` and ``<`` made inert (:func:`agent.tracker.decision_text.
-inline`). :func:`commit_facts` reads git; :func:`section` is pure.
+Titles, section names, file names and the test summaries are the model's or the spec's
+(or printed by the model's code): each is an inert code span, quoted (:func:`common.
+inert_markdown.quoted`), so no mention, link, image, reference or HTML in it acts and no
+``|`` or newline breaks the table; the harness's own words around them are escaped cells
+(:func:`agent.tracker.decision_text.inline`). :func:`commit_facts` reads git;
+:func:`section` is pure.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from agent.core.decision_record import choice_words
 from agent.tracker.decision_text import inline
+from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import Checkpoint, IssueClosureCheckpoint
 from common.schemas.issues import TrackedIssue
@@ -34,6 +38,10 @@ from common.workspace import git
 from common.workspace.checkpoint_issue import issue_of
 
 HEADING = "## Traceability (from the harness's records)"
+LEGEND = (
+    "Text in code is quoted as the spec, the model or its tests wrote it (titles, section "
+    "and file names, test summaries); everything else is the harness's."
+)
 NONE = "—"
 #: The issue a harness commit belongs to: ``feat(#3): …``, ``chore(#3): …`` (the harness's prefix).
 _SUBJECT_ISSUE = re.compile(r"\A[a-z]+\(#(?P<iid>[0-9]{1,9})\): ")
@@ -117,10 +125,10 @@ def section(
             if issue.iid in state.spec_drafts and name in state.spec_drafts[issue.iid].spec_sections
         ]
         if not covering:
-            rows.append(f"| {inline(name)} | {NONE} | {NONE} | {NONE} | {NONE} | {NONE} |")
+            rows.append(f"| {_cell(name)} | {NONE} | {NONE} | {NONE} | {NONE} | {NONE} |")
         for issue in covering:
             placed.add(issue.iid)
-            rows.append(_row(inline(name), issue, by_issue, gates, state))
+            rows.append(_row(_cell(name), issue, by_issue, gates, state))
     for issue in issues:
         if issue.iid not in placed:
             rows.append(_row(NONE, issue, by_issue, gates, state))
@@ -128,7 +136,13 @@ def section(
         "| spec section | issue | commits | tests added or changed | gates | cost |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
     )
-    return f"{HEADING}\n{table}\n" + _set_aside(state, issues) + _decisions(log)
+    return f"{HEADING}\n{LEGEND}\n\n{table}\n" + _set_aside(state, issues) + _decisions(log)
+
+
+def _cell(text: str, *, name: bool = False) -> str:
+    """Words of the spec's, the model's or its tests' in a table cell: quoted, inert (a
+    file ``name`` with its look-alike blanks escaped too)."""
+    return quoted(text, cell=True, name=name)
 
 
 def _row(
@@ -140,11 +154,12 @@ def _row(
 ) -> str:
     facts = by_issue.get(issue.iid, [])
     shas = ", ".join(f"`{fact.short}`" for fact in facts) or NONE
-    tests = ", ".join(dict.fromkeys(inline(t) for fact in facts for t in fact.tests)) or NONE
+    tests = ", ".join(dict.fromkeys(_cell(t, name=True) for fact in facts for t in fact.tests))
+    tests = tests or NONE
     spend = state.issue_spend.get(issue.iid)
     cost = f"${spend.cost_usd:.4f} ({spend.sessions} session(s))" if spend else NONE
     status = "set aside" if issue.iid in state.set_aside else issue.state
-    shown_issue = f"#{issue.iid} {inline(issue.title)} ({status})"
+    shown_issue = f"#{issue.iid} {_cell(issue.title)} ({status})"
     gate = gates.get(issue.iid, NONE)
     return f"| {shown_section} | {shown_issue} | {shas} | {tests} | {gate} | {cost} |"
 
@@ -158,9 +173,9 @@ def _closure_gates(log: list[Checkpoint]) -> dict[int, str]:
         if checkpoint.decision is None or not checkpoint.decision.approved:
             continue
         context = checkpoint.context
-        parts = [f"tests: {inline(context.test_run.summary)}"] if context.test_run else []
+        parts = [f"tests: {_cell(context.test_run.summary)}"] if context.test_run else []
         parts += [
-            f"{inline(name)}: {'passes' if run.passed else 'fails'}"
+            f"{_cell(name)}: {'passes' if run.passed else 'fails'}"
             for name, run in context.checks.items()
         ]
         found[context.issue_iid] = "; ".join(parts) or "no gate ran"
@@ -171,7 +186,9 @@ def _set_aside(state: AgentState, issues: list[TrackedIssue]) -> str:
     titles = {issue.iid: issue.title for issue in issues}
     if not state.set_aside:
         return "Issues set aside: none\n\n"
-    listed = ", ".join(f"#{iid} {inline(titles.get(iid, ''))}".rstrip() for iid in state.set_aside)
+    listed = ", ".join(
+        f"#{iid} {quoted(titles[iid])}" if iid in titles else f"#{iid}" for iid in state.set_aside
+    )
     return f"Issues set aside for a person: {listed}\n\n"
 
 
@@ -186,8 +203,9 @@ def _decisions(log: list[Checkpoint]) -> str:
         issue = issue_of(checkpoint)
         rows.append(
             f"| {checkpoint.type.value} | {f'#{issue}' if issue is not None else NONE} | "
-            f"{inline(choice_words(decision))} | {inline(decision.decided_by)} | "
-            f"{inline(decision.rule) if decision.rule else NONE} |"
+            f"{inline(choice_words(decision), cell=True)} | "
+            f"{inline(decision.decided_by, cell=True)} | "
+            f"{inline(decision.rule, cell=True) if decision.rule else NONE} |"
         )
     return (
         "### Decisions that shaped the run\n"

@@ -14,16 +14,24 @@ Messages API, only while a session runs, every answer charged to that session.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.sandbox.unix_server import UnixSocketServer, copy_stream
+
+MAX_OPEN = 32
+"""Connections to the model carried at once: the CLI streams one answer at a time and
+makes a few small requests beside it; anything past this is a session's own program
+holding connections open, which would spend the agent's file descriptors."""
 
 
 class UnixBridge(UnixSocketServer):
     """``async with UnixBridge(path, host, port):`` serves ``path`` until exit."""
 
-    def __init__(self, path: Path, host: str, port: int) -> None:
-        super().__init__(path)
+    def __init__(
+        self, path: Path, host: str, port: int, log: Callable[[str], None] | None = None
+    ) -> None:
+        super().__init__(path, max_open=MAX_OPEN, log=log)
         self.host = host
         self.port = port
 

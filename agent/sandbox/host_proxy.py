@@ -119,13 +119,8 @@ class HostProxy(UnixSocketServer):
         *,
         max_open: int = MAX_OPEN,
     ) -> None:
-        super().__init__(path, limit=HEAD_LIMIT)
-        self.max_open = max_open
-        self._open = 0
-        self._burst_logged = False
-        self.turned_away = 0
-        """Connections answered 503 because ``max_open`` were open (logged once per burst)."""
-        self.log = log
+        super().__init__(path, limit=HEAD_LIMIT, max_open=max_open, log=log)
+        self.log: Callable[[str], None] = log
         self.on_refusal = on_refusal
         """Told of each refusal (the agent counts it in the workspace's policy counts)."""
         self.allowlist = HostAllowlist()
@@ -166,11 +161,6 @@ class HostProxy(UnixSocketServer):
                 pairs |= self._by_kind[kind].pairs
         self.allowlist = HostAllowlist(frozenset(pairs))
 
-    @property
-    def open_connections(self) -> int:
-        """Connections being carried (or read) now."""
-        return self._open
-
     def any_host(self) -> bool:
         """Whether some host may ever be reached (the base, or some kind's)."""
         return bool(self._base) or any(self._by_kind.values())
@@ -184,28 +174,19 @@ class HostProxy(UnixSocketServer):
         return "; ".join(parts)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self._open >= self.max_open:
-            self._turn_away(writer)
-            return
-        self._open += 1
         try:
             await self._carry(reader, writer)
         except Refused as refusal:
             self._refuse(writer, refusal)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             pass  # the client went away: nothing to answer
-        finally:
-            self._open -= 1
-            self._burst_logged = False
 
-    def _turn_away(self, writer: asyncio.StreamWriter) -> None:
-        """Answer 503 without reading: the first of a burst is logged, every one counted."""
-        reason = f"{self.max_open} connections are open already; close one first"
-        if not self._burst_logged:
-            self.log(f"{FAILED_PREFIX} a connection: {reason}")
-            self._burst_logged = True
-        self.turned_away += 1
+    def turn_away(self, writer: asyncio.StreamWriter, reason: str) -> None:
+        """Past ``max_open``: answer 503 without reading."""
         _answer(writer, 503, f"sandbox proxy: {reason}")
+
+    def turned_away_line(self, reason: str) -> str:
+        return f"{FAILED_PREFIX} a connection: {reason}"
 
     async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

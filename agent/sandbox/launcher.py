@@ -34,11 +34,13 @@ import claude_agent_sdk
 from agent.sandbox import overlay as overlays
 from agent.sandbox.bridge import UnixBridge
 from agent.sandbox.cli_copy import execute_only_cli
+from agent.sandbox.git_config import shown_configs
 from agent.sandbox.host_access import SOCKET_NAME, proxy_port, with_hosts
 from agent.sandbox.host_proxy import HostProxy
 from agent.sandbox.layout import recheck
 from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces, why_denied
+from agent.sandbox.system_secrets import private_entries
 from common.errors import SandboxError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.sandbox_layout import SandboxLayout
@@ -98,12 +100,14 @@ class SessionSandbox:
         """
         if work_tree is None or work_tree == self.plan.project_dir:
             return self.plan
+        folders = git_paths(work_tree)
         return replace(
             self.plan,
             project_dir=work_tree,
             read_only=(*self.plan.read_only, *self.slot_read_only),
-            read_only_in_project=git_paths(work_tree),
+            read_only_in_project=folders,
             hidden_in_project=_hidden(work_tree),
+            covered_files=shown_configs(work_tree, folders, self.cli_path.parent),
         )
 
     def wrap(
@@ -314,6 +318,7 @@ async def session_sandbox(
     places: ProtectedPlaces | None = None,
     log: Callable[[str], None] = lambda _line: None,
     on_host_refusal: Callable[[], None] | None = None,
+    env_keep: tuple[str, ...] = (),
 ) -> AsyncIterator[SessionSandbox]:
     """Prepare the wrapper, the scratch home and the model bridge for every session.
 
@@ -322,7 +327,9 @@ async def session_sandbox(
     its own and the endpoint is reached through the bridge and the relay.
     ``layout`` is the one recorded at project_verification (``None``: no project
     venv folders); ``places`` the deny list's (default: this process's);
-    ``on_host_refusal`` is told of each connection the filtering proxy refuses.
+    ``on_host_refusal`` is told of each connection the filtering proxy refuses;
+    ``env_keep`` names the variables kept inside beyond the sandbox's own list (the
+    spec's ``sandbox_env``).
     """
     places = places or ProtectedPlaces.of_this_process()
     private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))  # short: it holds a Unix socket
@@ -341,7 +348,9 @@ async def session_sandbox(
                         'network cannot reach it (set "sandbox_network": true)'
                     )
                 socket_path = private / "model.sock"
-                await stack.enter_async_context(UnixBridge(socket_path, "127.0.0.1", parts.port))
+                await stack.enter_async_context(
+                    UnixBridge(socket_path, "127.0.0.1", parts.port, log)
+                )
                 forwards = (Forward(parts.port, socket_path),)
                 env[_BASE_URL] = inside_url(base_url, parts.port)
             hosts: HostProxy | None = None
@@ -351,6 +360,11 @@ async def session_sandbox(
                 hosts = await stack.enter_async_context(proxy)
                 port = proxy_port({forward.port for forward in forwards})
                 hosts_forward = Forward(port, hosts.path)
+            secrets = private_entries()
+            if not secrets.complete:
+                log(
+                    "sandbox: /etc's private files: the walk ran out of time, covered what it found"
+                )
             plan = SandboxPlan(
                 project_dir=project_dir,
                 scratch_home=home,
@@ -364,8 +378,12 @@ async def session_sandbox(
                 read_only=extra_read_only(project_dir, layout, places, log),
                 read_only_in_project=git_paths(project_dir),
                 hidden_in_project=_hidden(project_dir),
+                covered_files=shown_configs(project_dir, git_paths(project_dir), private),
+                private_files=secrets.files,
+                private_folders=secrets.folders,
                 forwards=forwards,
                 network=network,
+                env_keep=env_keep,
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))

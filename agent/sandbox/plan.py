@@ -85,6 +85,14 @@ class SandboxPlan:
     """Parts of the project that stay visible but not writable (``.git``)."""
     hidden_in_project: tuple[Path, ...] = ()
     """Parts of the project replaced by an empty read-only folder (the harness workspace)."""
+    covered_files: tuple[tuple[Path, Path], ...] = ()
+    """Files shown as another, read-only: (the copy outside, the file it covers). The git
+    configuration, as :mod:`agent.sandbox.git_config` shows it."""
+    private_files: tuple[Path, ...] = ()
+    """System files shown empty (``/dev/null`` over them): the world may not read them
+    (:mod:`agent.sandbox.system_secrets`)."""
+    private_folders: tuple[Path, ...] = ()
+    """System folders shown as empty read-only ones, for the same reason."""
     writable: tuple[tuple[Path, Path], ...] = ()
     """More folders writable inside, as (outside, inside) pairs: the browser's output
     folder, which the harness reads as hostile after the session (a slot's session gets a
@@ -96,7 +104,10 @@ class SandboxPlan:
     """``$HOME`` is an empty tmpfs at ``scratch_home``'s path instead of that folder, new
     for every bwrap: no session or test gate runs what an earlier one left in its home."""
     env: Mapping[str, str] = field(default_factory=dict)
-    """Variables set inside on top of the inherited ones."""
+    """Variables set inside on top of the kept ones."""
+    env_keep: tuple[str, ...] = ()
+    """Variables the sandbox keeps from the environment it starts in beyond the relay's
+    allowlist (:func:`agent.sandbox.relay.kept_environment`): the spec's ``sandbox_env``."""
     overlay: Path | None = None
     """A gate's folder (:mod:`agent.sandbox.overlay`): the project is shown as an overlay
     whose writes land there, never in the work tree; ``None``: bound writable."""
@@ -112,9 +123,16 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     # commands can open them (/proc/1/fd/1). The relay is the first process instead.
     argv = [str(bwrap_binary)]
     argv += bwrap.isolated_base(network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True)
+    # For the relay alone, which sets the sandbox's share of per-user kernel objects and
+    # then drops every capability before anything else runs (agent.sandbox.relay).
+    argv += ["--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETPCAP"]
     for inbox in cli_inboxes(os.getuid()):
         argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
     argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
+    for path in plan.private_files:
+        argv += ["--ro-bind", "/dev/null", str(path)]
+    for folder in plan.private_folders:
+        argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]
     if plan.fresh_home:
@@ -129,6 +147,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
         argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]
+    for copy, covered in plan.covered_files:
+        argv += ["--ro-bind", str(copy), str(covered)]
     for path in plan.hidden_in_project:
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
     argv += ["--ro-bind", str(plan.cli), str(plan.cli)]
@@ -147,4 +167,6 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     argv += [str(plan.python), "-I", "-S", str(relay_inside)]
     for forward in plan.forwards:
         argv += ["--forward", f"{forward.port}={forward.inside}"]
+    for name in dict.fromkeys([*plan.env_keep, *env]):
+        argv += ["--keep", name]
     return [*argv, "--", *command]

@@ -2,25 +2,31 @@
 
 Why here, apart from the trackers: the text is the same wherever it goes, and every
 value in it is escaped on one line (:func:`common.untrusted_text.printable_line`) with
-``<`` shown as ``&lt;``, so nothing in a reason or a file name can open an HTML comment
-(the hidden markers that make each record once), a tag, or a line of its own (GitLab
-quick actions are neutralised later, for every text sent: :mod:`.gitlab.inert_text`).
+``<`` shown as ``&lt;``, so nothing in a reason can open an HTML comment (the hidden
+markers that make each record once), a tag, or a line of its own (GitLab quick actions
+are neutralised later, for every text sent: :mod:`.gitlab.inert_text`). The file names a
+choice holds are the model's: they come quoted, as inert code spans
+(:func:`agent.core.decision_record.choice_words`), and stay so (:func:`common.
+inert_markdown.line`). A marker counts only where the harness writes it, at the end of a
+line of the decisions section, so a forged one inside a value or elsewhere in the
+description cannot stand for a decision never written.
 """
 
 from __future__ import annotations
 
 import hashlib
 
+from common import inert_markdown
 from common.schemas.decision_record import DecisionRecord
-from common.untrusted_text import printable_line
 
 MILESTONE_HEADING = "## Checkpoint decisions (recorded by the harness)"
 """The milestone description's section of the run-level decisions."""
 
 
-def inline(text: str) -> str:
-    """``text`` safe inside one Markdown line: escaped, no ``<`` or ``|`` acting."""
-    return printable_line(text).replace("<", "&lt;").replace("|", "\\|")
+def inline(text: str, *, cell: bool = False) -> str:
+    """``text`` safe inside one Markdown line (or a table ``cell``): escaped, no ``<`` or
+    ``|`` acting, the inert code spans it holds kept (:func:`common.inert_markdown.line`)."""
+    return inert_markdown.line(text, cell=cell)
 
 
 def decision_key(checkpoint_id: str) -> str:
@@ -77,9 +83,20 @@ def milestone_line(record: DecisionRecord) -> str:
 def with_milestone_line(description: str, record: DecisionRecord) -> str:
     """``description`` with the decision's line added to its decisions section (made at
     the end the first time); unchanged when the line is there already."""
-    if milestone_marker(record.checkpoint_id) in description:
+    if has_milestone_line(description, record.checkpoint_id):
         return description
     body = description.rstrip()
     if MILESTONE_HEADING not in body:
         body = f"{body}\n\n{MILESTONE_HEADING}\n" if body else f"{MILESTONE_HEADING}\n"
     return f"{body.rstrip()}\n{milestone_line(record)}\n"
+
+
+def has_milestone_line(description: str, checkpoint_id: str) -> bool:
+    """Whether the decisions section of ``description`` ends a line with the checkpoint's
+    marker: only the harness writes a marker there (a value's ``<`` is escaped, and in a
+    code span the marker would not end the line)."""
+    _, found, section = description.rpartition(f"\n{MILESTONE_HEADING}\n")
+    if not found:
+        _, found, section = description.rpartition(f"{MILESTONE_HEADING}\n")
+    marker = milestone_marker(checkpoint_id)
+    return bool(found) and any(line.endswith(marker) for line in section.splitlines())

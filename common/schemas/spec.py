@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, TypeAdapter, field_validator, model_validator
+from pydantic import AfterValidator, Field, TypeAdapter, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from common.schemas.auto_accept import AutoAcceptRules
@@ -18,6 +20,18 @@ from common.schemas.policy import PolicySettings
 from common.schemas.quality import QualitySettings
 from common.schemas.sandbox_hosts import HostPort
 from common.schemas.web import WebSettings
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _env_name(value: str) -> str:
+    if not _ENV_NAME.fullmatch(value):
+        raise PydanticCustomError("env_name", f"{value!r} is not an environment variable's name")
+    return value
+
+
+EnvName = Annotated[str, AfterValidator(_env_name)]
+"""An environment variable's name, as a shell would accept it."""
 
 #: The ``model`` value that asks for the embedded default model (the local playbook server).
 LOCAL_MODEL = "local"
@@ -91,6 +105,11 @@ class AgentSpec(StrictModel):
     """``host:port`` pairs the sessions and test gates may reach through the agent's
     filtering proxy (``pypi.org:443``); added to the repository's ``.harness.json`` ones
     (pinned at project_verification). Everything else stays unreachable."""
+    sandbox_env: list[EnvName] = Field(default_factory=list)
+    """Variables of the environment the agent starts in that its sessions and gates keep,
+    beyond the sandbox's own list (where things are, the locale, the toolchain): a
+    variable the project's tests need. Every other one stays outside, and
+    project_verification names them."""
     mcp_servers: list[McpServer] = Field(default_factory=list)
     """MCP servers whose tools sessions of the kinds named get (stdio ``command`` run in
     the sandbox, or HTTP ``url``); the spec's entry wins over ``.harness.json``'s of the

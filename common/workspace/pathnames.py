@@ -9,12 +9,17 @@ So a path crosses the harness as bytes, and only names that are plain printable 
 are committed. Every other one is *kept out* of the commit and shown escaped
 (``\\r``, ``\\x1b``, ``<U+202E>``): never a crash, never raw.
 
+A name with a blank that is not the plain space (NBSP, U+3000, U+2800, U+2000-U+200A, a
+variation selector) is committed: git keeps it exactly, and real projects hold such
+names (macOS names its screenshots with U+202F before "AM"). It is shown escaped
+wherever it is shown (:func:`shown`), so the person can tell it from a look-alike.
+
 Pure: no file system and no git here.
 """
 
 from __future__ import annotations
 
-from common.untrusted_text import printable_bytes
+from common.untrusted_text import printable_bytes, printable_name
 
 
 def refusal(raw: bytes) -> str | None:
@@ -33,9 +38,10 @@ def refusal(raw: bytes) -> str | None:
 
 
 def shown(raw: bytes) -> str:
-    """The path as a person may see it: one line, every unsafe character escaped (a tab
-    too: in a list of names it would pass for a separator)."""
-    return printable_bytes(raw, one_line=True).replace("\t", "\\t")
+    """The path as a person may see it: one line, every unsafe character escaped, and every
+    blank but the plain space too (:func:`common.untrusted_text.printable_name`: NBSP,
+    U+3000, U+2800, a tab...), so a new file never looks like an existing one."""
+    return printable_name(raw.decode("utf-8", errors="surrogateescape"))
 
 
 def key(raw: bytes) -> str:

@@ -81,7 +81,7 @@ WHO = "cli:alice"
                 decided_by=WHO,
                 files={"ci\x1b[2J.yml": FileChoice.EXCLUDE, "a.py": FileChoice.APPROVE},
             ),
-            "approve: files ci\\x1b[2J.yml=exclude, a.py=approve",
+            "approve: files `ci\\x1b[2J.yml`=exclude, `a.py`=approve",
         ),
     ],
 )

@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import io
 import json
+import select
 import shutil
+import socket
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -22,7 +25,8 @@ import pytest
 
 from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.endpoint_usage import Usage, read_usage
-from agent.core.model_proxy import ModelProxy, Upstream
+from agent.core.log import AgentLog
+from agent.core.model_proxy import ENTRANCE_MAX_OPEN, ModelProxy, Upstream
 from agent.core.pricing import cost_usd
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
@@ -163,3 +167,36 @@ async def test_two_sessions_at_once_are_each_charged_only_their_own_streams() ->
     assert meter.refused == 2 and len(counted) == 2
     assert meter.take_last("session coding #1") is first
     assert meter.take_last("session coding #2") is second
+
+
+async def test_a_sessions_own_entrance_carries_a_bounded_number_of_connections() -> None:
+    """A program of the session holding connections open gets no more than the entrance's
+    bound (each would cost the agent descriptors); a request still goes through once they
+    close, and the refusal is said once."""
+    said = io.StringIO()
+    meter = EndpointMeter(priced=False)
+    async with short_folder() as folder, LocalModel(DEMO_PLAYBOOK) as url:
+        proxy = ModelProxy(Upstream(url, "none"), AgentLog(said), meter)
+        async with proxy:
+            with meter.window("session coding #1", own_entrance=True) as window:
+                async with proxy.entrance(window, folder / "one.sock") as path:
+                    held = [UnixHTTPConnection(path) for _ in range(ENTRANCE_MAX_OPEN + 8)]
+                    for connection in held:
+                        connection.connect()
+                    await asyncio.sleep(0.3)  # the proxy has taken each one in
+                    turned_away = [c for c in held if closed_by_peer(c)]
+                    for connection in held:
+                        connection.close()
+                    await asyncio.sleep(0.1)
+                    answer = await asyncio.to_thread(ask_once, path, FIRST)
+    assert len(turned_away) == 8
+    assert answer.status == 200
+    assert said.getvalue().count("refused a connection") == 1
+    assert f"{ENTRANCE_MAX_OPEN} are open already" in said.getvalue()
+
+
+def closed_by_peer(connection: UnixHTTPConnection) -> bool:
+    """Whether the other end has closed ``connection`` (a read would return nothing)."""
+    assert connection.sock is not None
+    readable, _, _ = select.select([connection.sock], [], [], 0.05)
+    return bool(readable) and connection.sock.recv(1, socket.MSG_PEEK) == b""

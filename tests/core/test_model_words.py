@@ -34,7 +34,7 @@ def test_every_line_of_the_quote_is_prefixed(text: str, expected: str) -> None:
 
 
 def test_a_list_item_of_the_model_stays_on_one_line() -> None:
-    assert model_words.item("done\n### Files changed\n- none") == "done ### Files changed - none"
+    assert model_words.item("done\n### Files changed\n- none") == "`done ### Files changed - none`"
 
 
 async def test_the_merge_request_quotes_the_summary_and_keeps_the_harness_sections(
@@ -64,5 +64,6 @@ def test_the_handoff_note_keeps_each_model_item_on_one_line(tmp_path: Path) -> N
     handoff = Handoff(issue_iid=1, completed=["parser\n### Files changed\n- nothing"])
     note = _handoff_note("0123abc feat(#1): parse", handoff, ["parse.py"])
     assert note.count("### Files changed") == 2  # the harness's heading, and the model's inline
-    assert "\n### Files changed\n- parse.py\n" in note
-    assert "- parser ### Files changed - nothing" in note
+    assert "\n### Files changed\n- `parse.py`\n" in note
+    assert "- `parser ### Files changed - nothing`" in note
+    assert "Last commit: `0123abc feat(#1): parse`" in note

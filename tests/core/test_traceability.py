@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.traceability import HEADING, CommitFact, commit_facts, is_test_file, section
+from agent.core.traceability import (
+    HEADING,
+    LEGEND,
+    CommitFact,
+    commit_facts,
+    is_test_file,
+    section,
+)
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import Checkpoint, ClosureDecision, Decision
 from common.schemas.gates import TestRun
@@ -120,18 +127,19 @@ def test_the_section_from_a_hand_made_state_and_log() -> None:
         CommitFact("0a0b0c0", None, []),
     ]
     text = section(state, issues, log, commits, ["Parsing", "CLI | flags", "Unmapped"])
-    rows = text.split(f"{HEADING}\n")[1].split("\n\n")[0].splitlines()
-    assert rows == [
+    legend, table = text.split(f"{HEADING}\n")[1].split("\n\n")[:2]
+    assert legend == LEGEND
+    assert table.splitlines() == [
         "| spec section | issue | commits | tests added or changed | gates | cost |",
         "|---|---|---|---|---|---|",
-        "| Parsing | #1 Parser (closed) | `abc1234` | tests/test_parser.py | tests: 5 passed "
-        "| $0.2500 (2 session(s)) |",
-        "| Parsing | #3 Docs (set aside) | — | — | — | — |",
-        "| CLI \\| flags | #2 CLI \\| pipe\\n&lt;b>bold&lt;/b> (closed) | `def5678` | — | — | — |",
-        "| Unmapped | — | — | — | — | — |",
-        "| — | #4 Bug: regression (opened) | — | — | — | — |",
+        "| `Parsing` | #1 `Parser` (closed) | `abc1234` | `tests/test_parser.py` "
+        "| tests: `5 passed` | $0.2500 (2 session(s)) |",
+        "| `Parsing` | #3 `Docs` (set aside) | — | — | — | — |",
+        "| `CLI \\| flags` | #2 `CLI \\| pipe\\n<b>bold</b>` (closed) | `def5678` | — | — | — |",
+        "| `Unmapped` | — | — | — | — | — |",
+        "| — | #4 `Bug: regression` (opened) | — | — | — | — |",
     ]
-    assert "Issues set aside for a person: #3 Docs\n" in text
+    assert "Issues set aside for a person: #3 `Docs`\n" in text
     assert "Flagged changes" not in text  # listed by the section above it in the MR
     decisions = text.split("### Decisions that shaped the run\n")[1].splitlines()
     assert decisions == [

@@ -139,8 +139,8 @@ async def test_a_regression_left_at_the_end_stops_the_mr_at_regression_approval(
     assert state.accepted_regressions == ["tests/test_base.py::test_base"]
     record = read_model(files.milestone, FileMilestone).merge_request
     assert record is not None
-    assert "- Deferred regression: tests/test_base.py::test_base" in record.description
-    assert "- #2: Regression after #1" in record.description
+    assert "- Deferred regression: `tests/test_base.py::test_base`" in record.description
+    assert "- #2: `Regression after #1" in record.description
     history = [move.to_phase for move in state.history]
     at = history.index(Phase.MR_PHASE_TRANSITION)
     assert history[at + 1] is Phase.REGRESSION_APPROVAL

@@ -86,7 +86,7 @@ def test_an_issue_the_model_cannot_fix_is_set_aside_and_the_run_goes_on() -> Non
         "",
     ], "the harness's lines come first, before the model's summary"
     assert "## Set aside for a person" in record.description
-    assert "- #1: Add half (`needs-human`)" in record.description
+    assert "- #1: `Add half` (`needs-human`)" in record.description
     assert "## Cost" in record.description and "| #2 | 1 |" in record.description
     assert set(state.issue_spend) == {1, 2}
     assert state.issue_spend[1].sessions == 3

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agent.control.replay import replay_session
+from agent.control.replay_command import replay_box
 from agent.core.hooks import ToolPolicy
 from agent.core.log import AgentLog
 from agent.core.trace import read_trace, trace_path
@@ -134,7 +135,9 @@ async def test_a_changed_policy_is_caught_by_the_replay(
 
     monkeypatch.setattr(ToolPolicy, "check", no_tests_dir)
     events = read_trace(trace_path(recorded_demo))
-    result = await replay_session(events, coding_session(recorded_demo), AgentLog(io.StringIO()))
+    result = await replay_session(
+        events, coding_session(recorded_demo), AgentLog(io.StringIO()), replay_box(recorded_demo)
+    )
     text = "\n".join(result.differences)
     assert "policy decisions" in text
     assert "tests are written by a human now" in text

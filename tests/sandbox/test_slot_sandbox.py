@@ -18,6 +18,7 @@ BWRAP = find_bwrap()
 pytestmark = pytest.mark.skipif(probe(BWRAP) is not None, reason=f"{probe(BWRAP)}")
 
 PROBE = """
+TREE="$1" PROJECT="$2"
 try_write() { if ( : > "$1" ) 2>/dev/null; then echo "$2 writable"; else echo "$2 refused"; fi; }
 try_write "$TREE/new.txt" worktree
 try_write "$TREE/.git" dot-git
@@ -52,11 +53,12 @@ def project_and_tree(tmp_path: Path) -> tuple[Path, Path]:
 async def probe_in(
     box: SessionSandbox, work_tree: Path | None, project: Path, tree: Path
 ) -> list[str]:
-    argv = box.wrap(["/bin/sh", "-c", PROBE], work_tree)
+    # The paths as arguments: the sandbox keeps no variable of its own choosing.
+    argv = box.wrap(["/bin/sh", "-c", PROBE, "probe", str(tree), str(project)], work_tree)
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=work_tree or project,
-        env={"PATH": "/usr/bin:/bin", "TREE": str(tree), "PROJECT": str(project)},
+        env={"PATH": "/usr/bin:/bin"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -18,6 +18,7 @@ from agent.core.policy.denial_class import denial_class
 from common.atomic import locked, read_model_or_none, write_model
 from common.paths import WorkspaceFiles
 from common.schemas.policy_counts import PolicyCounts
+from common.untrusted_text import printable_name
 
 Log = Callable[[str], None]
 
@@ -32,7 +33,8 @@ def summarize(tool_name: str, tool_input: dict[str, Any]) -> str:
         text = str(tool_input.get("command", ""))
     else:
         key = next((k for k in _PATH_KEYS if k in tool_input), None)
-        text = str(tool_input[key]) if key else json.dumps(tool_input, ensure_ascii=False)
+        # A path is a name: its look-alike blanks (NBSP, U+3000, U+2800) are escaped too.
+        text = printable_name(str(tool_input[key])) if key else json.dumps(tool_input)
     text = text.replace("\n", " ⏎ ")
     return text if len(text) <= SUMMARY_LENGTH else text[: SUMMARY_LENGTH - 1] + "…"
 

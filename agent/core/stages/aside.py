@@ -4,6 +4,11 @@ Why: one issue the model cannot finish must not sink the run. After its session
 budget the issue gets a note with the last gate output and the ``needs-human`` label,
 its unaccepted ``wip`` commits are reverted (the branch keeps only accepted work; the
 note names the commits so a person can take them back), and the run goes on.
+
+The note is the harness's, but the feedback it repeats quotes the model's claim, and the
+gate's output is what the model's code printed: both go into fenced blocks no line of
+them can close, commands and summaries into code spans (:mod:`common.inert_markdown`),
+so nothing in them mentions, links, loads an image or adds a section of its own.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 from agent.core import agit
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
+from common.inert_markdown import fenced, quoted
 from common.schemas.issues import SET_ASIDE_LABEL as SET_ASIDE_LABEL
 from common.schemas.spend import Spend
 from common.workspace import git
@@ -35,13 +41,21 @@ async def set_aside(run: Run, iid: int, why: str, seat: Seat | None = None) -> N
     last = work.tests
     lines = [f"## Set aside for a person\n{why}."]
     if work.gate_refusals or work.feedback:
-        lines.append(f"\n### Why the harness did not accept it\n{work.feedback or ''}".rstrip())
+        lines.append(
+            "\n### Why the harness did not accept it\nThe harness's feedback to the next "
+            "session, as it was sent (it quotes the model's claim and its tests' output):\n"
+            + fenced(work.feedback or "")
+        )
     if last is not None:
         tail = "\n".join(last.output_tail.splitlines()[-OUTPUT_LINES:])
-        lines.append(f"\n### Last gate run\n`{last.command}` → {last.summary}\n```\n{tail}\n```")
+        lines.append(
+            f"\n### Last gate run\n{quoted(last.command)} → {quoted(last.summary)}\n" + fenced(tail)
+        )
     for name, check in state.last_checks.items():
         if not check.passed:
-            lines.append(f"\n### Check {name}\n`{check.command}` → {check.summary}")
+            lines.append(
+                f"\n### Check {quoted(name)}\n{quoted(check.command)} → {quoted(check.summary)}"
+            )
     if reverted:
         revert = await agit.head_commit(project)
         lines.append(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from agent.core import (
     agit,
     closure_changes,
@@ -19,6 +21,7 @@ from agent.core import (
     model_words,
     prompts,
     trace,
+    unapplied,
 )
 from agent.core.desk import StopRun
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
@@ -31,6 +34,8 @@ from agent.core.stages.gated import gate_session
 from agent.core.stages.selection import selection_checkpoint
 from agent.core.tools import Handoff, SessionReports
 from common import dependencies
+from common.errors import GitError
+from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -50,6 +55,9 @@ from common.workspace import checkpoints, git, pathnames
 from common.workspace.render import since_rejection_summary
 
 FEEDBACK_OUTPUT_LINES = 15
+UNAPPLIED_SHOWN = 160
+"""Most characters of git's refusal (its end: git's own words come after the command) in the
+line that sets an unapplied verdict aside."""
 
 
 async def issue_selection(run: Run) -> None:
@@ -246,7 +254,10 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
 
     A commit carrying this session's ``Harness-Session`` trailer is already the
     verdict's commit: it is adopted, never made twice. Notes are made once by their
-    text (both trackers), so repeating this after a kill changes nothing.
+    text (both trackers), so repeating this after a kill changes nothing. A commit git
+    refuses for good (:func:`agent.core.unapplied.lasting`) would fail again at every
+    resume: the verdict is set aside instead (:func:`_set_aside_unapplied`); a failure
+    for the machine's sake is raised, and the resume tries again.
     """
     iid = seat.work().iid
     project = seat.work_tree
@@ -257,21 +268,27 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
         if sha is not None:
             run.log(f"adopted {sha[:12]}: this session's commit, made before a restart")
         else:
-            sha = await agit.commit(
-                project,
-                verdict.files,
-                verdict.commit_message,
-                allow_empty=True,
-                tested_tree=verdict.tested_tree,
-            )
+            try:
+                sha = await agit.commit(
+                    project,
+                    verdict.files,
+                    verdict.commit_message,
+                    allow_empty=True,
+                    tested_tree=verdict.tested_tree,
+                )
+            except GitError as e:
+                if not unapplied.lasting(e):
+                    raise
+                await _set_aside_unapplied(run, verdict, seat, str(e))
+                return
             subject = verdict.commit_message.splitlines()[0]
             run.log(f"committed {sha[:12]}: {subject} ({len(verdict.files)} file(s))")
             trace.commit(sha, verdict.commit_message, len(verdict.files))
         faultpoints.reached("coding.committed")
     else:
         run.log("the session changed no files")
-    if verdict.handoff_json is not None:
-        handoff = Handoff.model_validate_json(verdict.handoff_json)
+    handoff = _saved_handoff(run, verdict)
+    if handoff is not None:
         last = await agit.git(project, "log", "-1", "--format=%H %s")
         await run.tracker.add_note(iid, "handoff", _handoff_note(last, handoff, verdict.files))
         faultpoints.reached("coding.noted")
@@ -291,6 +308,54 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
         work = _record_session(state, verdict, sha, seat)
         work.done_summary = verdict.done_summary
         work.feedback = None
+
+
+async def _set_aside_unapplied(run: Run, verdict: SessionVerdict, seat: Seat, refusal: str) -> None:
+    """Set the issue aside for a person, with one line: git refuses the verdict's commit
+    for good, so it is never replayed.
+
+    The session's files are committed first under the harness's own message
+    (:func:`agent.core.unapplied.keep_unapplied`), so the work tree is clean for the next
+    issue and the work stays in history; the verdict is spent (the session counted) in the
+    same state write that records that commit; :func:`set_aside` then reverts the issue's
+    commits and notes why. A kill before that write applies the verdict again, to the same
+    end (the commit is found by its trailer); a kill after it leaves the issue with its
+    session counted, to be worked again or set aside as usual, never replayed.
+    """
+    iid = seat.work().iid
+    kept = await agit.off_loop(
+        unapplied.keep_unapplied,
+        seat.work_tree,
+        run.spec.target_branch,
+        iid,
+        verdict.session,
+        verdict.files,
+        verdict.tested_tree,
+    )
+    with run.store.editing() as state:
+        _record_session(state, verdict, kept, seat)
+    where = f"kept in {kept[:12]}" if kept is not None else "left uncommitted in the work tree"
+    said = refusal if len(refusal) <= UNAPPLIED_SHOWN else "…" + refusal[-UNAPPLIED_SHOWN:]
+    why = (
+        f"the harness cannot apply its verdict on session {verdict.session} (git refuses the "
+        f"commit: {quoted(said)}); the session's files are {where}"
+    )
+    await set_aside(run, iid, why, seat)
+
+
+def _saved_handoff(run: Run, verdict: SessionVerdict) -> Handoff | None:
+    """The verdict's handoff, or ``None``: none, or one saved before the handoff's maxima
+    that no longer validates (logged in one line; the note is left out, never the run)."""
+    if verdict.handoff_json is None:
+        return None
+    try:
+        return Handoff.model_validate_json(verdict.handoff_json)
+    except ValidationError as e:
+        run.log(
+            f"the handoff saved with session {verdict.session} is not noted: "
+            f"{e.error_count()} problem(s), first {e.errors()[0]['type']}"
+        )
+        return None
 
 
 def notes_for_model(issue: TrackedIssue) -> str:
@@ -592,16 +657,18 @@ def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:
     def bullets(items: list[str]) -> str:
         return "\n".join(f"- {model_words.item(item)}" for item in items) or "- (none)"
 
+    names = "\n".join(f"- {model_words.name(path)}" for path in files) or "- (none)"
+
     # The sections' items are the model's (one line each, so none opens a section of its
     # own); the commit and the files are the harness's.
     return (
-        f"## Session handoff\nLast commit: {last}\n"
+        f"## Session handoff\nLast commit: {model_words.item(last)}\n"
         "Completed, in progress, not started, next steps and gotchas are the agent's model's "
         "words; the harness has not verified them.\n\n"
         f"### Completed\n{bullets(handoff.completed)}\n\n"
         f"### In progress\n{bullets(handoff.in_progress)}\n\n"
         f"### Not started\n{bullets(handoff.not_started)}\n\n"
-        f"### Files changed\n{bullets(files)}\n\n"
+        f"### Files changed\n{names}\n\n"
         f"### Next steps\n{bullets(handoff.next_steps)}\n\n"
         f"### Gotchas\n{bullets(handoff.gotchas)}\n"
     )

@@ -21,6 +21,7 @@ from agent.core import agit, commits, prompts
 from agent.core.orchestrator import Run
 from agent.core.outbound import facts, review
 from agent.core.seat import Seat
+from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint
 from common.schemas.outbound import (
@@ -30,7 +31,7 @@ from common.schemas.outbound import (
     FlaggedFile,
     OutboundSettings,
 )
-from common.untrusted_text import printable_line
+from common.untrusted_text import printable_line, printable_name
 from common.workspace import git, pathnames
 
 APPROVAL_TRAILER = "Harness-Approval"
@@ -60,7 +61,7 @@ async def hold(
     )
     for item in found.flagged:
         reasons = "; ".join(finding.reason for finding in item.findings)
-        run.log(f"held for a person (outbound review): {item.path}: {reasons}")
+        run.log(f"held for a person (outbound review): {printable_name(item.path)}: {reasons}")
     return found.clean, found.flagged
 
 
@@ -144,7 +145,7 @@ async def apply_choices(
         ]
     excluded_lines = [f"{path} ({_reasons(flagged[path])}; excluded by {who})" for path in excluded]
     for line in excluded_lines:
-        run.log(f"excluded by a person, never committed: {line}")
+        run.log(f"excluded by a person, never committed: {printable_name(line)}")
     with run.store.editing() as state:
         _add_approved(state, records)
         state.excluded = list(dict.fromkeys([*state.excluded, *excluded_lines]))
@@ -238,7 +239,7 @@ def approved_section(approved: list[ApprovedChange]) -> str:
     for item in approved:
         reasons = "; ".join(printable_line(reason) for reason in item.reasons)
         lines.append(
-            f"- `{printable_line(item.path)}`: {reasons} — approved by "
+            f"- {quoted(item.path, name=True)}: {reasons} — approved by "
             f"{printable_line(item.approved_by)} at {item.where}"
         )
     return "\n".join(lines) + "\n"

@@ -21,6 +21,7 @@ from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.core.stages.gated import gate_lines
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
+from common.inert_markdown import fenced, quoted
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,
@@ -271,41 +272,35 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     spec = run.spec
     test_run = run.state.last_test_run
     tests = (
-        f"`{test_run.command}` → {test_run.summary}" if test_run else "skipped (skip_test_suite)"
+        f"{quoted(test_run.command)} → {quoted(test_run.summary)}"
+        if test_run
+        else "skipped (skip_test_suite)"
     )
     closed = [i for i in issues if i.state == "closed"]
     aside = [i for i in issues if i.state == "opened" and SET_ASIDE_LABEL in i.labels]
     project = spec.project_dir
-    commit_lines = await agit.git(project, "log", "--format=- %h %s", f"{spec.target_branch}..HEAD")
+    log = await agit.git(project, "log", "--format=%h %s", f"{spec.target_branch}..HEAD")
+    commit_lines = "\n".join(_commit_line(line) for line in log.splitlines())
     regression = (
         "off (skip_regression)"
         if spec.skip_regression
         else "after every issue, and the full suite and checks before this merge request"
     )
-    checks = "".join(
-        f"- Check {name} (`{c.command}`): {'passes' if c.passed else 'fails: ' + c.summary}"
-        + (
-            " (failed before any change)"
-            if not run.state.check_baseline.get(name, c).passed
-            else ""
-        )
-        + "\n"
-        for name, c in run.state.last_checks.items()
-    )
+    checks = _check_lines(run)
     deferred = "".join(
-        f"- Deferred regression: {name}\n" for name in run.state.accepted_regressions
+        f"- Deferred regression: {quoted(name)}\n" for name in run.state.accepted_regressions
     )
     aside_text = ""
     if aside:
         aside_text = (
             "## Set aside for a person\nThese issues were not finished within their session "
             "budget; their unaccepted work was reverted (see the note on each issue):\n"
-            + "".join(f"- #{i.iid}: {i.title} (`{SET_ASIDE_LABEL}`)\n" for i in aside)
+            + "".join(f"- #{i.iid}: {quoted(i.title)} (`{SET_ASIDE_LABEL}`)\n" for i in aside)
             + "\n"
         )
     # Always the harness's own: the model's summary cannot stand in for it (it is quoted).
     stat = await agit.git(project, "diff", "--stat=100", f"{spec.target_branch}...HEAD")
-    changes = f"## Changes\n```\n{stat or '(no file changes)'}\n```\n\n"
+    changes = f"## Changes\n{fenced(stat or '(no file changes)')}\n\n"
     gaps = coverage.gaps_lines(run.state.coverage) if run.state.coverage is not None else []
     facts = await agit.off_loop(
         traceability.commit_facts, project, spec.target_branch, run.state.harness_commits
@@ -327,12 +322,31 @@ async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
         + held_files.approved_section(run.state.approved_changes)
         + f"\n{trace_section}\n"
         + "## Agent Evidence\n"
-        + "".join(f"- Closes #{i.iid}: {i.title}\n" for i in closed)
+        + "".join(f"- Closes #{i.iid}: {quoted(i.title)}\n" for i in closed)
         + f"\nCommits:\n{commit_lines}\n\n"
         + cost_section(run)
         + "\n"
         "## Review Notes\n- Drafted by the coding-harness agent; review the diff before merging.\n"
     )
+
+
+def _check_lines(run: Run) -> str:
+    """The quality checks' lines of the verification: names, commands and summaries (the
+    last printed by the project's code) quoted."""
+    return "".join(
+        f"- Check {quoted(name)} ({quoted(c.command)}): "
+        + ("passes" if c.passed else "fails: " + quoted(c.summary))
+        + ("" if run.state.check_baseline.get(name, c).passed else " (failed before any change)")
+        + "\n"
+        for name, c in run.state.last_checks.items()
+    )
+
+
+def _commit_line(line: str) -> str:
+    """``- abc1234 `subject` ``: a commit's subject holds an issue's title (the model's
+    words) or is a person's; quoted, it cannot mention, link or reference anything."""
+    short, _, subject = line.partition(" ")
+    return f"- {short} {quoted(subject)}"
 
 
 def _ref(issue: TrackedIssue) -> IssueRef:

@@ -25,6 +25,7 @@ from common.workspace.kinds.lines import (
     one,
     since_rejection_lines,
 )
+from common.workspace.kinds.lines import name as file_name
 
 FILE_CHOICES = "approve=PATH or exclude=PATH, separated by ';' or new lines (PATH * for the rest)"
 
@@ -63,7 +64,7 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
         out = [
             f"Issue #{c.issue_iid}: {one(c.issue_title)}",
             f"Commit: {one(c.commit_sha[:12])} {one(first_line(c.commit_message))}",
-            f"Files: {', '.join(one(name) for name in c.files_changed)}",
+            f"Files: {', '.join(file_name(path) for path in c.files_changed)}",
         ]
         if c.test_run is not None:
             out.append(f"Tests: {one(c.test_run.summary)}")

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from common.schemas.checkpoint import ChangesSinceRejection
 from common.schemas.outbound import FlaggedFile
-from common.untrusted_text import marked_lines, printable_line
+from common.untrusted_text import marked_lines, printable_line, printable_name
 
 
 def one(value: object) -> str:
     """A value shown inside one line: escaped, ``\\n`` too."""
     return printable_line(str(value))
+
+
+def name(value: str) -> str:
+    """A file's name inside one line: escaped, its look-alike blanks too."""
+    return printable_name(value)
 
 
 def names(values: list[str]) -> str:
@@ -46,7 +51,7 @@ def since_rejection_lines(changes: ChangesSinceRejection) -> list[str]:
     if changes.commits:
         out.append(f"  commits: {', '.join(one(sha[:12]) for sha in changes.commits)}")
     if changes.files:
-        out.append(f"  files: {', '.join(one(name) for name in changes.files)}")
+        out.append(f"  files: {', '.join(name(path) for path in changes.files)}")
     if changes.shortstat:
         out.append(f"  {one(changes.shortstat)}")
     return out
@@ -68,7 +73,7 @@ def flagged_lines(flagged: list[FlaggedFile], choices: dict[str, str]) -> list[s
     out = [f"FLAGGED by the outbound review ({len(flagged)} file(s); never auto-accepted):"]
     for item in flagged:
         chosen = f"  [{one(choices[item.path])}]" if item.path in choices else ""
-        out.append(f"  ⚑ {one(item.path)}{chosen}")
+        out.append(f"  ⚑ {name(item.path)}{chosen}")
         out += [
             f"      {one(finding.kind.value)}: {one(finding.reason)}" for finding in item.findings
         ]

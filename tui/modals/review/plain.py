@@ -26,7 +26,7 @@ from common.schemas.coverage import gaps_line
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile
 from common.schemas.quality import SETTINGS_FILE
-from common.untrusted_text import printable, printable_line
+from common.untrusted_text import printable, printable_line, printable_name
 from tui.modals.checkpoint_text import details
 from tui.modals.review.base import ReviewScreen
 from tui.services.pending import Waiting
@@ -197,7 +197,7 @@ def section_names(names: list[str]) -> str:
 def flagged_label(item: FlaggedFile) -> str:
     """One flagged file and why, on one line (escaped; no secret is in a finding)."""
     reasons = "; ".join(finding.reason for finding in item.findings)
-    return printable_line(f"{item.path} — {reasons}")
+    return f"{printable_name(item.path)} — {printable_line(reasons)}"
 
 
 class MrPhaseTransitionReview(ReviewScreen[MrPhaseTransitionCheckpoint]):
