@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
+from agent.core import commits, unapplied
 from common.errors import GitError
 from common.workspace import git
 
@@ -115,3 +115,18 @@ def test_only_the_named_paths_are_compared(repo: Path) -> None:
     staged = sh_git(repo, "write-tree").strip()
     assert commits.untested_paths(repo, tested, staged, [b"app.py"]) == []
     assert commits.untested_paths(repo, tested, staged, [b"held.yml"]) == [b"held.yml"]
+
+
+def test_a_verdict_refused_as_untested_keeps_nothing_untested(repo: Path) -> None:
+    """Refused as untested, the verdict is set aside (a lasting refusal): the commit that
+    keeps its files for a person is refused the same way, and the files stay uncommitted."""
+    (repo / "app.py").write_text("x = 2\n")
+    tested = git.worktree_fingerprint(repo)
+    before = head(repo)
+    (repo / "app.py").write_text("x = 666\n")
+    with pytest.raises(GitError) as refused:
+        commits.commit(repo, ["app.py"], "feat", tested_tree=tested)
+
+    assert unapplied.lasting(refused.value)
+    assert unapplied.keep_unapplied(repo, "main", 1, 1, ["app.py"], tested) is None
+    assert head(repo) == before
