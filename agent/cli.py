@@ -267,6 +267,7 @@ async def run_agent(
         state.project_env_kind,
         state.project_env_variables,
         state.test_command,
+        state.project_env_root,
     )
     log(changed or f"project environment: {project_env.kind}")
     secret_values = [value for value in secrets.values() if value]
@@ -385,6 +386,8 @@ async def _run(
             worktrees=worktrees,
             webhook=webhook,
             host_access=launch.host_access,
+            # Each gate sees the work tree as an overlay where the kernel allows one.
+            gate_overlays=launch.sandbox is not None and launch.sandbox.overlays,
         )
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
         network_access.apply(run.sessions, info.spec, state, run.host_access)

@@ -38,6 +38,10 @@ class ProjectEnv:
     """``PATH`` (and ``VIRTUAL_ENV`` for a project venv) for every project command."""
     missing: str | None = None
     """For a Python project without an interpreter: what was looked for, and where."""
+    root: str | None = None
+    """The project venv's folder resolved (links followed) when it was detected, as
+    recorded at project_verification: the gates run its interpreter by this path
+    (:meth:`gate_command`), never through a ``.venv`` link the model can replace."""
 
     def folders_in(self, project: Path) -> tuple[Path, ...]:
         """Its folders inside ``project`` (a project venv): a slot's worktree has none of
@@ -51,6 +55,53 @@ class ProjectEnv:
     def environ(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` without the harness's interpreter, with this project's variables."""
         return {**without_harness(base), **self.variables}
+
+    def root_now(self) -> str | None:
+        """The project venv's folder as it resolves now (``None``: no project venv)."""
+        venv = self.variables.get("VIRTUAL_ENV")
+        return str(Path(venv).resolve()) if venv is not None else None
+
+    def gate_environ(self, base: Mapping[str, str]) -> dict[str, str]:
+        """:meth:`environ` for a gate: the venv named by its recorded :attr:`root`.
+
+        Why: ``VIRTUAL_ENV`` and the ``PATH`` entry name the venv where the project has
+        it (``PROJECT/.venv``), a path the model's sessions can write or, in a slot's
+        worktree and for the demo's linked venv, a link it can replace; a script put
+        there answered for the tests ("99 passed", issue 26 finding 5).
+        """
+        environ = self.environ(base)
+        venv, root = self.variables.get("VIRTUAL_ENV"), self.root
+        if venv is None or root is None:
+            return environ
+        entries = environ.get("PATH", "").split(os.pathsep)
+        moved = [root + entry[len(venv) :] if _under(entry, venv) else entry for entry in entries]
+        return {**environ, "VIRTUAL_ENV": root, "PATH": os.pathsep.join(moved)}
+
+    def gate_command(self, command: str, project: Path) -> str:
+        """``command`` with a first word that names the project venv (``.venv/bin/python``)
+        naming it by its recorded :attr:`root` instead (see :meth:`gate_environ`); any
+        other command as it is (a quoted or absolute first word, a bare name, which
+        :meth:`gate_environ`'s ``PATH`` finds in the recorded venv)."""
+        venv, root = self.variables.get("VIRTUAL_ENV"), self.root
+        if venv is None or root is None:
+            return command
+        stripped = command.lstrip()
+        first = stripped.split(maxsplit=1)[0] if stripped else ""
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return command
+        if not words or words[0] != first or Path(first).is_absolute() or "/" not in first:
+            return command
+        named = os.path.normpath(project / first)
+        if not _under(named, venv):
+            return command
+        return shlex.quote(root + named[len(venv) :]) + stripped[len(first) :]
+
+
+def _under(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or inside it, as written (no link followed)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def harness_prefixes() -> tuple[Path, ...]:
@@ -119,7 +170,8 @@ def detect(project_dir: Path, environ: Mapping[str, str]) -> ProjectEnv:
         path = os.pathsep.join(filter(None, [str(venv / "bin"), base_path]))
         variables = {"PATH": path, "VIRTUAL_ENV": str(venv)}
         command = f"{venv.name}/bin/python -m pytest -q" if python_project else None
-        return ProjectEnv(f"project venv {venv.name}", command, variables)
+        root = str(venv.resolve())
+        return ProjectEnv(f"project venv {venv.name}", command, variables, root=root)
     variables = {"PATH": base_path}
 
     def on_path(tool: str) -> bool:
@@ -156,6 +208,7 @@ def pinned(
     recorded_kind: str | None,
     recorded_variables: dict[str, str] | None,
     recorded_test_command: str | None,
+    recorded_root: str | None = None,
 ) -> tuple[ProjectEnv, str | None]:
     """The environment approved at project_verification, and a line when the project
     now looks different; before project_verification (nothing recorded), ``detected``.
@@ -164,14 +217,17 @@ def pinned(
     python3`` that a session planted (a script that exits 0) would put itself first on
     the gates' ``PATH`` at the next start (``harness resume``) and answer for the
     recorded ``python3 -m pytest -q``. The approved environment is kept instead; a
-    difference is told, never adopted.
+    difference is told, never adopted. ``recorded_root`` is the venv's folder as it
+    resolved then (:attr:`ProjectEnv.root`; a state from before it was recorded takes
+    the detected one while the venv is where it was).
     """
     if recorded_kind is None or recorded_variables is None:
         return detected, None
-    kept = ProjectEnv(recorded_kind, recorded_test_command, dict(recorded_variables))
-    same = detected.kind == kept.kind and detected.variables.get(
+    same = detected.kind == recorded_kind and detected.variables.get(
         "VIRTUAL_ENV"
-    ) == kept.variables.get("VIRTUAL_ENV")
+    ) == recorded_variables.get("VIRTUAL_ENV")
+    root = recorded_root or (detected.root if same else None)
+    kept = ProjectEnv(recorded_kind, recorded_test_command, dict(recorded_variables), root=root)
     if same:
         return kept, None
     return kept, (

@@ -73,6 +73,15 @@ async def find_session_commit(project: Path, since: str, iid: int, session: int)
     return await asyncio.to_thread(commits.find_session_commit, project, since, iid, session)
 
 
-async def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = False) -> str:
+async def commit(
+    project: Path,
+    files: list[str],
+    text: str,
+    *,
+    allow_empty: bool = False,
+    tested_tree: str | None = None,
+) -> str:
     """:func:`agent.core.commits.commit`, off the loop."""
-    return await asyncio.to_thread(commits.commit, project, files, text, allow_empty=allow_empty)
+    return await asyncio.to_thread(
+        commits.commit, project, files, text, allow_empty=allow_empty, tested_tree=tested_tree
+    )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from common import safe_read
+from common.errors import GitError
 from common.paths import WORKSPACE_ROOT_NAME
 from common.untrusted_text import printable, printable_line
 from common.workspace import git, git_guard, pathnames
@@ -206,7 +207,14 @@ def commit_with_trailer(project: Path, since: str, key: str, wanted: str) -> str
     return None
 
 
-def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = False) -> str:
+def commit(
+    project: Path,
+    files: list[str],
+    text: str,
+    *,
+    allow_empty: bool = False,
+    tested_tree: str | None = None,
+) -> str:
     """Stage exactly ``files`` and commit only them; return the new SHA.
 
     Paths cross as bytes (``--pathspec-from-file`` with NUL ends, literal pathspecs:
@@ -215,11 +223,13 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
     never commits (:func:`kept_out_reason`), is left out instead of failing the commit.
     With ``allow_empty`` and nothing left, the commit records a verdict with no change
     (work committed as ``wip`` earlier that the harness has now accepted); it never
-    takes what else is staged.
+    takes what else is staged. ``tested_tree``: the tree the gates ran on; the files
+    are committed only as they are there (:func:`refuse_untested`).
 
     Raises:
         ValueError: nothing to commit and not ``allow_empty`` (git would take an empty
             pathspec as "everything").
+        GitError: a file differs from the tested tree (nothing is committed).
     """
     identity = harness_identity(project)
     literal = {"GIT_LITERAL_PATHSPECS": "1"}
@@ -242,6 +252,8 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
         git.split_nul(git.git_bytes(project, "diff-index", "--cached", "--name-only", "-z", "HEAD"))
     )
     to_commit = [raw for raw in wanted if raw in staged]
+    if tested_tree is not None:
+        refuse_untested(project, tested_tree, wanted, committed=False)
     if not to_commit:
         if not allow_empty:
             raise ValueError("commit() needs at least one file with a change")
@@ -254,6 +266,8 @@ def commit(project: Path, files: list[str], text: str, *, allow_empty: bool = Fa
         stdin=git.nul_list(to_commit),
         env=literal,
     )
+    if tested_tree is not None:
+        refuse_untested(project, tested_tree, to_commit, committed=True)
     return git.head_commit(project)
 
 
@@ -317,3 +331,50 @@ def _is_test(path: str) -> bool:
         or pure.name.startswith("test_")
         or pure.stem.endswith(("_test", ".test", ".spec"))
     )
+
+
+UNTESTED = (
+    "the work tree changed after the gates ran ({names}); the harness commits only "
+    "what its gates tested and committed nothing (put the files back as they were, then "
+    "resume)"
+)
+
+
+def untested_paths(project: Path, tested_tree: str, tree: str, paths: list[bytes]) -> list[bytes]:
+    """Those of ``paths`` whose entry (content, mode, link) in ``tree`` differs from the
+    one in ``tested_tree``, or that only one of the two has (git's bytes: the trees are
+    compared whole and the names matched here, so no pathspec reads any name as a
+    pattern and no list of names meets the argument limit)."""
+    out = git.git_bytes(
+        project, "diff-tree", "-r", "-z", "--no-renames", "--name-only", tested_tree, tree
+    )
+    differ = set(git.split_nul(out))
+    return [raw for raw in paths if raw in differ]
+
+
+def refuse_untested(
+    project: Path, tested_tree: str, paths: list[bytes], *, committed: bool
+) -> None:
+    """Refuse a commit whose ``paths`` do not hold what the gates ran on (``tested_tree``).
+
+    Before the commit (``committed`` false) the index is compared; after it, the commit
+    itself, because ``git commit PATHS`` takes the files from the work tree again. A
+    commit that differs is undone (``reset --soft``: it is the harness's own, made an
+    instant ago, and no ref but ``HEAD`` has it), so that a resumed agent cannot adopt
+    it by its trailer.
+
+    Raises:
+        GitError: a path differs; one line naming the first few.
+    """
+    if not paths:
+        return
+    tree = "HEAD^{tree}" if committed else git.git(project, "write-tree")
+    differ = untested_paths(project, tested_tree, tree, paths)
+    if not differ:
+        return
+    if committed:
+        git.git(project, "reset", "--quiet", "--soft", "HEAD~1")
+    names = ", ".join(pathnames.shown(raw) for raw in differ[:5])
+    if len(differ) > 5:
+        names += f" and {len(differ) - 5} more"
+    raise GitError(UNTESTED.format(names=names))

@@ -16,16 +16,24 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from agent.core import fresh_trees, gates, trace
+from agent.core import fresh_trees, gate_writes, gates, trace
 from agent.core.fresh_trees import Harmless
 from agent.core.gates import CommandWrap
 from agent.core.log import AgentLog
+from agent.sandbox import overlay
+from agent.sandbox.overlay import Listing
 from common.project_env import ProjectEnv
-from common.schemas.gates import TestRun
+from common.schemas.gates import GateWrites, TestRun
 from common.workspace import git
+
+T = TypeVar("T")
 
 SharedKey = tuple[str, str]
 """A fresh tree's content (its fingerprint) and the test command."""
@@ -55,6 +63,14 @@ class GateRunner:
     pending: dict[Path, asyncio.Task[TestRun | None]] = field(default_factory=dict)
     """Slots' baselines being measured beside their sessions, by the slot's worktree
     (:mod:`agent.core.slot_baselines`)."""
+    overlays: bool = False
+    """Whether :attr:`command_wrap` shows a gate the work tree as an overlay
+    (:mod:`agent.sandbox.overlay`: sandboxed, and the probe found it works). Otherwise
+    the gate runs on the work tree itself and the harness puts back what it changed
+    (:mod:`agent.core.gate_writes`)."""
+    project: Path | None = None
+    """The project's work tree: where the environment's folders lie, for naming its
+    interpreter by the recorded path (:meth:`common.project_env.ProjectEnv.gate_command`)."""
 
     async def tests(self, work_tree: Path, command: str, last: TestRun | None) -> TestRun:
         """The test suite on ``work_tree`` as it is now (``last`` when it saw the same)."""
@@ -150,6 +166,45 @@ class GateRunner:
         return results
 
     async def _run(self, work_tree: Path, command: str, tree: str) -> TestRun:
-        environ = self.project_env.environ(os.environ)
-        result = await gates.run_tests(work_tree, command, environ, wrap=self.command_wrap)
-        return result.model_copy(update={"tree": tree})
+        """``command`` on the tree ``tree`` (the work tree's fingerprint now), which it
+        cannot change (:meth:`guarded`), its interpreter the recorded one."""
+        environ = self.project_env.gate_environ(os.environ)
+        runnable = self.project_env.gate_command(command, self.project or work_tree)
+
+        async def gate(folder: Path | None) -> TestRun:
+            return await gates.run_tests(
+                work_tree, runnable, environ, wrap=self.command_wrap, overlay=folder
+            )
+
+        result, writes = await self.guarded(work_tree, tree, gate, f"`{command}`")
+        return result.model_copy(update={"tree": tree, "command": command, "writes": writes})
+
+    async def guarded(
+        self,
+        work_tree: Path,
+        tree: str,
+        gate: Callable[[Path | None], Awaitable[T]],
+        name: str,
+    ) -> tuple[T, GateWrites]:
+        """Run ``gate`` on ``work_tree``, whose fingerprint is ``tree``, so that it cannot
+        change what the harness commits: given an empty folder for its overlay when the
+        wrap can make one (its writes land there and are discarded), else ``None`` (it
+        runs on the work tree, and what it changed is put back). Either way the
+        fingerprint is compared after it (:func:`agent.core.gate_writes.settle`).
+        Returns the gate's result and what it wrote (logged as ``name``)."""
+        started_ns = time.time_ns()
+        seen: Listing | None = None
+        if self.overlays and self.command_wrap is not None:
+            folder = Path(tempfile.mkdtemp(prefix="harness-gate-"))
+            try:
+                result = await gate(folder)
+                seen = await asyncio.to_thread(overlay.listing, folder / overlay.UPPER, work_tree)
+            finally:
+                await asyncio.to_thread(overlay.remove, folder)
+        else:
+            result = await gate(None)
+        writes = await asyncio.to_thread(gate_writes.settle, work_tree, tree, started_ns, seen)
+        line = gate_writes.log_line(name, writes)
+        if line is not None:
+            self.log(line)
+        return result, writes

@@ -38,9 +38,20 @@ OUTPUT_DRAIN_S = 5.0
 
 class CommandWrap(Protocol):
     """Turns an argv into one that runs it elsewhere (in the OS sandbox, :mod:`agent.sandbox`),
-    bound to ``work_tree`` (``None``: the project's; a slot passes its worktree)."""
+    bound to ``work_tree`` (``None``: the project's; a slot passes its worktree).
 
-    def __call__(self, command: Sequence[str], work_tree: Path | None = None) -> list[str]: ...
+    ``overlay``: an empty folder of the caller's where the work tree's overlay lays out
+    its upper and work folders (the gate cannot change the work tree); only where the
+    wrap can make one (the caller knows: :attr:`agent.core.gate_runs.GateRunner.overlays`),
+    else ignored."""
+
+    def __call__(
+        self,
+        command: Sequence[str],
+        work_tree: Path | None = None,
+        *,
+        overlay: Path | None = None,
+    ) -> list[str]: ...
 
 
 async def run_tests(
@@ -50,13 +61,15 @@ async def run_tests(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     *,
     wrap: CommandWrap | None = None,
+    overlay: Path | None = None,
 ) -> TestRun:
     """Run ``command`` in the project through the shell and summarize the outcome.
 
     ``env`` is the project's environment (:mod:`common.project_env`), never the
     harness's own. ``wrap`` runs the shell inside the sessions' sandbox: the tests
     are code the model wrote. A run that exceeds ``timeout_s`` is killed and
-    reported as failed (exit 124).
+    reported as failed (exit 124). ``overlay``: the wrap shows the work tree as an
+    overlay whose writes land in that folder (:mod:`agent.sandbox.overlay`).
 
     Python's bytecode is read and written under a fresh, empty ``PYTHONPYCACHEPREFIX``
     for each run: a ``__pycache__/m.cpython-311.pyc`` the model planted with the size
@@ -66,7 +79,10 @@ async def run_tests(
     """
     with tempfile.TemporaryDirectory(prefix="harness-pycache-") as pycache:
         environ = {**(os.environ if env is None else env), PYCACHE_VARIABLE: pycache}
-        return await _run(project_dir, command, environ, timeout_s, wrap)
+        argv = ["/bin/sh", "-c", command]
+        if wrap is not None:
+            argv = wrap(argv, project_dir, overlay=overlay) if overlay else wrap(argv, project_dir)
+        return await _run(project_dir, command, environ, timeout_s, argv)
 
 
 async def _run(
@@ -74,12 +90,11 @@ async def _run(
     command: str,
     environ: dict[str, str],
     timeout_s: float,
-    wrap: CommandWrap | None,
+    argv: list[str],
 ) -> TestRun:
     started = time.monotonic()
-    argv = ["/bin/sh", "-c", command]
     proc = await asyncio.create_subprocess_exec(
-        *(wrap(argv, project_dir) if wrap is not None else argv),
+        *argv,
         cwd=project_dir,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

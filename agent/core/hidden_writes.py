@@ -19,6 +19,7 @@ out: ``__pycache__`` (the gate reads bytecode from a fresh ``PYTHONPYCACHEPREFIX
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -79,3 +80,42 @@ def written_since(project: Path, since_ns: int, budget_s: float = BUDGET_S) -> l
         if changed >= since_ns - COARSE_CLOCK_NS:
             found.append(raw)
     return found
+
+
+RUN_SUFFIXES = frozenset(
+    {".py", ".pyc", ".pyo", ".pth", ".so", ".pyd", ".sh", ".js", ".mjs", ".cjs", ".ts", ".pl"}
+)
+"""Suffixes of files a test run imports or executes."""
+RUN_NAMES = frozenset(
+    {
+        "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py", ".env",
+        "package.json", ".npmrc", ".noserc", "Makefile", "pyvenv.cfg", ".pythonrc",
+    }
+)  # fmt: skip
+"""Files that steer a test runner or an interpreter by their name alone."""
+ENVIRONMENT_REASON = "written under the project's environment, which the gates run"
+RUNS_REASON = "git ignores it, and the gates run it or read it as configuration"
+
+
+def runs_in_gates(project: Path, raw: bytes, env_places: frozenset[bytes]) -> str | None:
+    """Why the ignored file ``raw`` a session wrote matters enough that a person must see
+    it before the issue closes (``None``: it is only named).
+
+    Why: an ignored file is in no diff, yet the gates run with it. Data, logs and
+    coverage files cannot change a verdict; code, a runner's configuration, a link and
+    anything under the project's environment can (a ``sitecustomize.py`` in ``.venv``, a
+    ``conftest.py`` under a self-ignoring folder, a replaced ``.venv/bin/python``).
+    ``env_places``: the environment's folders, relative to the work tree (``.venv``).
+    """
+    if any(raw == place or raw.startswith(place + b"/") for place in env_places):
+        return ENVIRONMENT_REASON
+    name = raw.rsplit(b"/", 1)[-1].decode("utf-8", "surrogateescape")
+    if name in RUN_NAMES or Path(name).suffix in RUN_SUFFIXES:
+        return RUNS_REASON
+    try:
+        info = (project / os.fsdecode(raw)).lstat()
+    except OSError:
+        return None
+    if stat.S_ISLNK(info.st_mode) or info.st_mode & 0o111:
+        return RUNS_REASON
+    return None

@@ -208,6 +208,9 @@ async def guard(run: Run, where: str) -> None:
         return
     run.log(f"integrity check {where}: " + "; ".join(line.strip() for line in found[:3]))
     project = run.spec.project_dir
+    venv_changed = bool(layout_changes(run))
+    approved = "The change is recorded as the new state and the run continues"
+    approved += "; the gates run the project's environment as it is now" if venv_changed else ""
 
     async def build(checkpoint_id: str) -> Checkpoint:
         return ProjectVerificationCheckpoint(
@@ -217,7 +220,7 @@ async def guard(run: Run, where: str) -> None:
                 "something changed that the harness did not do (see the warnings)",
             ],
             to_decide="Go on with the repository as it is now?",
-            if_approved="The change is recorded as the new state and the run continues",
+            if_approved=approved,
             if_rejected="The run pauses; nothing is pushed or opened (`harness resume` asks again)",
             context=ProjectVerificationContext(
                 project_dir=str(project),
@@ -245,7 +248,20 @@ async def guard(run: Run, where: str) -> None:
         record(state, found_now)
         state.harness_commits = kept
         state.dismissed_checkpoints = [*state.dismissed_checkpoints, checkpoint.id]
+    if venv_changed:
+        _pin_approved_environment(run)
 
     approved_layout = run.state.sandbox_layout
     if run.layout_keeper is not None and approved_layout is not None:
         run.layout_keeper.apply(approved_layout)  # checked against the deny list again
+
+
+def _pin_approved_environment(run: Run) -> None:
+    """The person approved the project's venv as it is now: the gates run it from now on
+    (until then they ran the recorded one, never one a session put in its place unasked)."""
+    root = run.project_env.root_now()
+    with run.store.editing() as state:
+        state.project_env_root = root
+    if root != run.project_env.root:
+        run.pin_environment(root)
+        run.log(f"project environment: the gates run {root} from now on (approved)")

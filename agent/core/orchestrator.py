@@ -14,6 +14,7 @@ its own git worktree can bind the same parts to that worktree.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,13 +115,16 @@ class Run:
         worktrees: Path | None = None,
         webhook: Webhook | None = None,
         host_access: HostAccess | None = None,
+        gate_overlays: bool = False,
     ) -> Run:
         """Compose a run from the workspace, the state and how sessions reach the model.
 
         ``decision_key`` defaults to the key on disk (read once, held in memory: only
         client-signed decisions count); ``command_wrap`` puts the project's test command
         in the sessions' sandbox (``None`` when the spec turns the sandbox off);
-        ``webhook`` hears of waiting checkpoints, reminders and timeouts.
+        ``webhook`` hears of waiting checkpoints, reminders and timeouts;
+        ``gate_overlays``: ``command_wrap`` shows each gate the work tree as an overlay
+        (:attr:`GateRunner.overlays`).
         """
         key = decision_key if decision_key is not None else decision_mac.load_key()
         project = info.spec.project_dir
@@ -149,6 +153,8 @@ class Run:
                 log,
                 command_wrap,
                 Harmless(project, project_env.folders_in(project), files.root),
+                overlays=gate_overlays and command_wrap is not None,
+                project=project,
             ),
             sessions=Sessions(sessions, store, ledger, log, runner=session_runner),
             model_check=model_check,
@@ -212,6 +218,13 @@ class Run:
         with self.store.editing() as state:
             state.last_checks = results
         return results
+
+    def pin_environment(self, root: str | None) -> None:
+        """The gates run the project environment at ``root`` from now on: a person
+        approved the environment as the project has it now (see
+        :attr:`common.project_env.ProjectEnv.root`)."""
+        self.project_env = dataclasses.replace(self.project_env, root=root)
+        self.gates = dataclasses.replace(self.gates, project_env=self.project_env)
 
     async def guard(self, where: str) -> None:
         """Stop at a checkpoint when the repository moved behind the harness's back."""

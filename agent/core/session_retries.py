@@ -94,6 +94,22 @@ class Sessions:
             for line in await asyncio.to_thread(special_files.defuse, config.project_dir):
                 self.log(line)
 
+    def with_gate_commands(self, config: SessionConfig) -> SessionConfig:
+        """``config`` whose command policy allows the test command and the quality checks
+        decided at project_verification, exactly as the harness runs them.
+
+        Why: the policy's context is made at the agent's start from the spec and the
+        detected command; the commands approved at project_verification (a person may have
+        chosen others, the checks come from the project's presets) are known only from the
+        state, and every session kind and every slot must be able to run them.
+        """
+        policy = config.policy
+        state = self.store.state
+        if policy is None or (state.test_command is None and not state.quality_checks):
+            return config
+        context = policy.context.with_commands(state.test_command, *state.quality_checks.values())
+        return dataclasses.replace(config, policy=dataclasses.replace(policy, context=context))
+
     async def run(
         self,
         label: str,
@@ -126,7 +142,7 @@ class Sessions:
         if template in RESEARCH_KINDS:
             values.setdefault("research", research_prompt(offered))
         prompt = prompts.render(template, project_dir=work_tree, **values)
-        base = self.config_for(work_tree)
+        base = self.with_gate_commands(self.config_for(work_tree))
         for attempt in range(1, SESSION_ATTEMPTS + 1):
             reports = SessionReports(
                 expected_issue=expected_issue,

@@ -55,7 +55,12 @@ def lasting(error: GitError) -> bool:
 
 
 def keep_unapplied(
-    project: Path, since: str, iid: int, session: int, files: list[str]
+    project: Path,
+    since: str,
+    iid: int,
+    session: int,
+    files: list[str],
+    tested_tree: str | None = None,
 ) -> str | None:
     """Commit ``files`` of a session whose verdict cannot be applied, under the harness's own
     message (no word of the model's), so the work tree is clean and the work stays in
@@ -71,6 +76,6 @@ def keep_unapplied(
         f"set aside for a person.\n\n{UNAPPLIED_TRAILER}: {key}\n"
     )
     try:
-        return commits.commit(project, files, text)
+        return commits.commit(project, files, text, tested_tree=tested_tree)
     except (ValueError, GitError):
         return None

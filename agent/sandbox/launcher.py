@@ -15,6 +15,7 @@ started ends when it ends.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import os
@@ -30,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import claude_agent_sdk
 
+from agent.sandbox import overlay as overlays
 from agent.sandbox.bridge import UnixBridge
 from agent.sandbox.cli_copy import execute_only_cli
 from agent.sandbox.git_config import shown_configs
@@ -82,6 +84,9 @@ class SessionSandbox:
     sandbox shares the host's network)."""
     hosts_forward: Forward | None = None
     """The proxy's forward into the sandbox, in the plan while some host is allowed."""
+    overlays: bool = False
+    """Whether a gate can see the work tree as an overlay (:meth:`wrap`'s ``overlay``),
+    as probed at the start (:func:`agent.sandbox.overlay.probe`)."""
 
     def in_work_tree(self, work_tree: Path | None) -> SandboxPlan:
         """The plan for sessions and gates in ``work_tree`` (``None`` or the project's:
@@ -105,19 +110,31 @@ class SessionSandbox:
             covered_files=shown_configs(work_tree, folders, self.cli_path.parent),
         )
 
-    def wrap(self, command: Sequence[str], work_tree: Path | None = None) -> list[str]:
+    def wrap(
+        self, command: Sequence[str], work_tree: Path | None = None, *, overlay: Path | None = None
+    ) -> list[str]:
         """``command`` in the same layout without the model endpoint: for the test gates,
         which run code the model wrote. ``work_tree``: a slot's worktree in place of the
-        project (:meth:`in_work_tree`).
+        project (:meth:`in_work_tree`). ``overlay``: an empty folder of the caller's, where
+        the work tree's overlay lays out its upper and work folders
+        (:mod:`agent.sandbox.overlay`): the gate sees the work tree and cannot change it.
 
         The home is a fresh empty one (``fresh_home``), like each session's: a home that
         lasted the agent's life is in no commit, so a ``usercustomize.py`` under
         ``~/.local`` or an ``~/.npmrc`` with ``node-options`` a session left there ran at
         every later gate, unseen (measured).
+
+        Raises:
+            SandboxError: ``overlay`` where the probe found that none can be made
+                (:attr:`overlays`).
         """
         plan = self.in_work_tree(work_tree)
+        if overlay is not None:
+            if not self.overlays:
+                raise SandboxError("a gate's overlay was asked for where none can be made")
+            overlays.lay_out(overlay)
         # Nor the browser's output folder: only a session's browser writes there.
-        gate = replace(plan, forwards=self._gate_forwards(), writable=())
+        gate = replace(plan, forwards=self._gate_forwards(), writable=(), overlay=overlay)
         return bwrap_argv(gate, self.bwrap, command)
 
     def own_entrance(self, work_tree: Path | None = None) -> OwnEntrance:
@@ -370,8 +387,17 @@ async def session_sandbox(
             )
             wrapper = private / "claude"
             write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
+            usable = await asyncio.to_thread(overlays.usable, bwrap, log)
             yield SessionSandbox(
-                wrapper, env, plan, bwrap, places, log, hosts=hosts, hosts_forward=hosts_forward
+                wrapper,
+                env,
+                plan,
+                bwrap,
+                places,
+                log,
+                hosts=hosts,
+                hosts_forward=hosts_forward,
+                overlays=usable,
             )
     finally:
         shutil.rmtree(private, ignore_errors=True)

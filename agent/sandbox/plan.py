@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.sandbox import overlay
 from common import bwrap
 
 SYSTEM_DIRS = (*bwrap.SYSTEM_DIRS, "/opt")
@@ -107,6 +108,9 @@ class SandboxPlan:
     env_keep: tuple[str, ...] = ()
     """Variables the sandbox keeps from the environment it starts in beyond the relay's
     allowlist (:func:`agent.sandbox.relay.kept_environment`): the spec's ``sandbox_env``."""
+    overlay: Path | None = None
+    """A gate's folder (:mod:`agent.sandbox.overlay`): the project is shown as an overlay
+    whose writes land there, never in the work tree; ``None``: bound writable."""
 
 
 def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) -> list[str]:
@@ -137,7 +141,10 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
         argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
     for outside, inside in plan.writable:
         argv += ["--bind", str(outside), str(inside)]
-    argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
+    if plan.overlay is not None:
+        argv += overlay.overlay_args(plan.project_dir, plan.overlay)
+    else:
+        argv += ["--bind", str(plan.project_dir), str(plan.project_dir)]
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]
     for copy, covered in plan.covered_files:

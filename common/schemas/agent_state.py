@@ -119,6 +119,10 @@ class AgentState(StrictModel):
     before it): later starts keep it, whatever the sessions made of the project."""
     project_env_variables: dict[str, str] | None = None
     """That environment's variables (``PATH``, ``VIRTUAL_ENV``), kept the same way."""
+    project_env_root: str | None = None
+    """The project venv's folder as it resolved at project_verification (links
+    followed): the gates run its interpreter by this path, never through a ``.venv``
+    link a session can replace."""
     harness_commits: list[str] = Field(default_factory=list)
     """Every commit the harness made on the feature branch; each must stay on it."""
     dismissed_checkpoints: list[str] = Field(default_factory=list)

@@ -347,6 +347,15 @@ class IssueClosureContext(StrictModel):
     """Files the outbound review held out of the issue's commits (CI configuration,
     agent settings, credentials, links out of the project…): each waits for a person's
     choice; auto-accept never approves one."""
+    gate_findings: list[str] = Field(default_factory=list)
+    """About the tree the gates ran on, escaped, one line each: what a gate changed in
+    it (never committed: the commits hold what the gates ran), an ignored file a session
+    wrote that the gates run (code, a runner's configuration, anything under the
+    environment), an environment that no longer leads to the recorded one. Any of them
+    makes the closure wait for a person, whatever the auto-accept rules say."""
+    gate_ignored: list[str] = Field(default_factory=list)
+    """Files the gates wrote that the project ignores, by folder (``build/: 3 file(s)``);
+    named only (the test tools' own caches are not listed)."""
     issue_findings: list[Finding] = Field(default_factory=list)
     """Findings about the issue as a whole (its diff over the budget): a person decides."""
     since_rejection: ChangesSinceRejection | None = None

@@ -47,6 +47,15 @@ class IssueWork(StrictModel):
     held: list[FlaggedFile] = Field(default_factory=list)
     """The issue's files the outbound review flagged, held out of every commit until a
     person approves or excludes each at issue_closure."""
+    gate_findings: list[str] = Field(default_factory=list)
+    """The findings of every session's gates on the issue (see
+    :attr:`SessionVerdict.gate_findings`): each makes issue_closure wait for a person."""
+    gate_ignored: list[str] = Field(default_factory=list)
+    """Files the issue's gates wrote that the project ignores, by folder: named at
+    issue_closure."""
+    tested_tree: str | None = None
+    """The tree the latest session's gates ran on: the files a person approves at
+    issue_closure are committed only as they were there."""
     pre_session_dirty: list[str] | None = None
     """Paths that had uncommitted changes when the running session started; kept so that
     a resumed agent never commits a change the user had before the session."""

@@ -43,3 +43,13 @@ class SessionVerdict(StrictModel):
     regression: list[str] = Field(default_factory=list)
     feedback: str | None = None
     """The harness's feedback for the next session, when the issue is not done."""
+    tested_tree: str | None = None
+    """The tree every gate of the session ran on (a work tree fingerprint): the commit
+    holds exactly it for its files, or is refused (``None``: a verdict from before
+    issue 26, committed as the tree is)."""
+    gate_findings: list[str] = Field(default_factory=list)
+    """What a person must see before the issue closes, escaped, one line each: what a
+    gate changed in the tree it ran on (never committed), an ignored file the session
+    wrote that the gates run, an environment that no longer leads to the recorded one."""
+    gate_ignored: list[str] = Field(default_factory=list)
+    """Files the gates wrote that the project ignores, by folder."""

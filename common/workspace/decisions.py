@@ -27,7 +27,9 @@ def waits_for_person(checkpoint: Checkpoint) -> list[str]:
     """Why no rule may answer ``checkpoint`` (empty: auto-accept or a timeout may).
 
     These always ask a person, whatever the auto-accept rules say: a flagged change (the
-    outbound review's findings at issue_closure and mr_review), a regression
+    outbound review's findings at issue_closure and mr_review), a finding about the tree
+    the gates ran on (a gate changed it, or a session wrote what they run unseen: under
+    the environment, ignored code; issue_closure), a regression
     (regression_approval), a reached budget (budget_reached) and a changed sandbox plan
     (project_verification raised by the integrity guard). The checkpoint stays pending,
     and a person is notified as for any pending one.

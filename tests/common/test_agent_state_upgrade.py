@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,7 +134,17 @@ def test_a_v2_state_written_mid_issue_keeps_its_issue_under_its_number() -> None
     assert list(state.issues) == [2]
     work = state.work()
     assert work == state.work(2) == state.issue
-    added_since = {"slot", "closure_note", "browser_calls", "screenshots"}
+    added_since: dict[str, Any] = dict.fromkeys(
+        ("slot", "closure_note", "browser_calls", "screenshots"), True
+    )
+    # Issue 26: what the gates found about their tree, and what each run wrote.
+    added_since |= dict.fromkeys(("gate_findings", "gate_ignored", "tested_tree"), True)
+    added_since |= {"baseline": {"writes"}, "tests": {"writes"}}
+    added_since["gate_refusals"] = {"__all__": {"test_run": {"writes"}}}
+    added_since["verdict"] = {
+        **dict.fromkeys(("tested_tree", "gate_findings", "gate_ignored"), True),
+        "tests": {"writes"},
+    }
     assert work.model_dump(mode="json", exclude=added_since) == raw["issue"]
     assert (work.slot, work.closure_note) == (None, None), "version 2: one issue at a time"
     assert (work.browser_calls, work.screenshots) == ([], []), "none before the browser"

@@ -58,6 +58,14 @@ def flagged_closure(checkpoint_id: str = "ic-2") -> Checkpoint:
     return found.model_copy(update={"context": context})
 
 
+def gate_changed_closure(checkpoint_id: str = "ic-3") -> Checkpoint:
+    """A closure whose gates changed the tree they ran on (issue 26): never a rule's."""
+    found = samples.closure(checkpoint_id)
+    line = "the tests gate changed the tested tree (not committed): calc/core.py: modified"
+    context = found.context.model_copy(update={"gate_findings": [line]})
+    return found.model_copy(update={"context": context})
+
+
 async def ask(run: Run, sample: Sample) -> asyncio.Task[Checkpoint]:
     probe = sample("probe")
 
@@ -125,6 +133,7 @@ async def test_a_type_the_rules_ask_waits_for_a_person(
         (sandbox_plan_changed, "a changed sandbox plan", None),
         (repository_widens_the_sandbox, ".harness.json asks for hosts the sandbox", None),
         (flagged_closure, "flagged: .gitlab-ci.yml", "approve=*"),
+        (gate_changed_closure, "the gates' tree: the tests gate changed the tested tree", None),
     ],
 )
 async def test_some_checkpoints_always_ask_whatever_the_rules_say(
@@ -168,3 +177,21 @@ def test_what_the_repository_asks_of_the_sandbox_is_shown_to_the_person() -> Non
         "sessions; while they run, the sandbox may reach pypi.org:443"
     ) in shown
     assert ".harness.json:  the sandbox may reach files.pythonhosted.org:443" in shown
+
+
+def test_what_a_gate_changed_is_shown_to_the_person_escaped() -> None:
+    found = samples.closure("ic-4")
+    context = found.context.model_copy(
+        update={
+            "gate_findings": ["the tests gate changed the tested tree: n\x1b[2Jotes.txt: deleted"],
+            "gate_ignored": ["build/: 3 file(s)"],
+        }
+    )
+
+    shown = render_checkpoint(found.model_copy(update={"context": context}))
+
+    assert (
+        "⚠ The gates' tree (a person decides): the tests gate changed the tested tree: "
+        "n\\x1b[2Jotes.txt: deleted"
+    ) in shown
+    assert "Written by a gate, ignored by the project: build/: 3 file(s)" in shown

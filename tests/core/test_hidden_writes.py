@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agent.core import commits, gates, hidden_writes
-from agent.core.stages import coding
+from agent.core.stages import gated
 from agent.sandbox.binary import find_bwrap, probe
 from tests.core.runs import make_run, sh_git
 from tests.sandbox.test_inside import Box, box  # noqa: F401 (the fixture)
@@ -134,16 +134,19 @@ def test_the_harness_workspace_is_not_the_models(tmp_path: Path) -> None:
 def test_the_session_is_told_and_a_long_list_is_cut(tmp_path: Path) -> None:
     project = _project(tmp_path)
     since = _session_start()
-    _write(project, {f"build/f{n:02}.py": "x = 1\n" for n in range(coding.HIDDEN_SHOWN + 3)})
+    _write(project, {f"build/f{n:02}.py": "x = 1\n" for n in range(gated.HIDDEN_SHOWN + 3)})
     _write(project, {"build/\x1b[2Jevil.py": "x = 1\n"})
 
-    kept = coding._hidden_writes(project, since)
+    kept, runnable = gated._hidden_writes(project, since, ())
 
-    assert len(kept) == coding.HIDDEN_SHOWN + 1
+    assert len(kept) == gated.HIDDEN_SHOWN + 1
     assert kept[0] == commits.KeptOut("build/\\x1b[2Jevil.py", hidden_writes.REASON)
     assert kept[-1].path == "… and 4 more file(s)"
-    assert coding._hidden_writes(project, None) == []
+    assert gated._hidden_writes(project, None, ()) == ([], [])
     assert "git ignores" in commits.kept_out_line(kept)
+    # Python files the gates import: every one waits for a person (the list is cut).
+    assert runnable[0] == f"build/\\x1b[2Jevil.py: {hidden_writes.RUNS_REASON}"
+    assert runnable[-1] == "… and 4 more file(s) the gates run"
 
 
 def test_the_gate_never_runs_a_planted_bytecode_file(tmp_path: Path) -> None:

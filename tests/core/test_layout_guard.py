@@ -8,6 +8,7 @@ and after every session.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -169,3 +170,28 @@ def test_a_state_from_before_the_record_gets_one_at_start(run: Run) -> None:
         recorded, True, run.spec.project_dir, keeper.places, network=False, log=lines.append
     )
     assert again == keeper.now()  # at project_verification the files are the person's
+
+
+async def test_an_approved_venv_change_is_the_environment_the_gates_run_from_then(
+    run: Run, tmp_path: Path
+) -> None:
+    """The gates run the recorded interpreter, never one a session put in its place; a
+    person's approval of the project's venv as it is now (this checkpoint) re-records it."""
+    project = run.spec.project_dir
+    venv = project / ".venv"
+    recorded = str(tmp_path / "envs" / "demo-1")
+    run.project_env = dataclasses.replace(
+        run.project_env, variables={"VIRTUAL_ENV": str(venv), "PATH": f"{venv}/bin"}
+    )
+    run.pin_environment(recorded)
+    sibling = tmp_path / "sibling-src"
+    sibling.mkdir()
+    (site(run) / "editable.pth").write_text(f"{sibling}\n")
+
+    found = await pending_guard(run, decide=True)
+
+    assert recorded != str(venv.resolve())
+    assert "the gates run the project's environment as it is now" in found.if_approved
+    assert run.state.project_env_root == str(venv.resolve())
+    assert run.project_env.root == run.gates.project_env.root == str(venv.resolve())
+    assert f"the gates run {venv.resolve()} from now on (approved)" in logged(run)

@@ -100,6 +100,20 @@ from tests.e2e.test_forged_frames import FORGED_FIGURE, FORGED_TAG, harness_text
 from tests.e2e.test_untrusted_display import EVIL_SHOWN, RAW, SHOWN
 
 pytestmark = pytest.mark.slow
+
+
+def gate_report(state: AgentState, prefix: str) -> list[str]:
+    """The lines the project's code reported in the last test gate's output (a gate sees the
+    tree as an overlay and cannot leave a file behind, issue 26), without ``prefix``."""
+    run = state.last_test_run
+    assert run is not None
+    found = [
+        line[len(prefix) :] for line in run.output_tail.splitlines() if line.startswith(prefix)
+    ]
+    assert found, run.output_tail
+    return found
+
+
 DATA = Path(__file__).parent / "data"
 MARKERS = [Path(f"/tmp/redteam-{name}-ran") for name in ("hook", "fsmonitor", "forger")]
 HOSTILE_README = (
@@ -358,7 +372,11 @@ async def test_a_hostile_session_changes_nothing_it_must_not_and_the_run_ends_do
     assert endpoint["tokens_in"] >= cli["tokens_in"] + EXTRA_TOKENS
 
     # Item 3: the gate's conftest ran and reached no daemon, though one was serving.
-    hunted = json.loads((project / ".pytest_cache" / "redteam-daemon.json").read_text())
+    hunted = {
+        path: frames
+        for line in gate_report(state, "redteam-daemon: ")
+        for path, frames in json.loads(line).items()
+    }
     assert str(daemon.socket) in hunted, hunted
     for path, frames in hunted.items():
         assert frames, path
@@ -397,7 +415,8 @@ async def test_a_hostile_session_changes_nothing_it_must_not_and_the_run_ends_do
     )
 
     # Project code run by the test gate (in the sandbox) reached none of it.
-    reached = json.loads((project / ".pytest_cache" / "sneaky.json").read_text())
+    (sneaky,) = gate_report(state, "redteam-sneaky: ")
+    reached = json.loads(sneaky)
     for name in ("git_hook", "git_config", "workspace", "daemon_home"):
         assert reached[name].startswith("failed"), (name, reached)
     assert reached["harness_visible"] is False

@@ -26,6 +26,7 @@ from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
+from common.schemas.gates import TestRun
 from common.schemas.spec import AgentSpec
 from common.workspace import answer, checkpoints
 from common.workspace.setup import prepare_workspace
@@ -61,9 +62,21 @@ from pathlib import Path
 
 def test_probe() -> None:
     seen = {name: os.path.exists(path) for name, path in PLACES.items()}
-    Path(".pytest_cache").mkdir(exist_ok=True)
-    Path(".pytest_cache/probe.json").write_text(json.dumps(seen))
+    os.environ["SANDBOX_PROBE"] = json.dumps(seen, sort_keys=True)
 """
+
+PROBE_REPORT = """\
+import os
+
+
+def pytest_terminal_summary(terminalreporter):
+    seen = os.environ.get("SANDBOX_PROBE")
+    if seen:
+        terminalreporter.write_line("sandbox-probe: " + seen)
+"""
+"""The probe's result, in the gate's output: a gate cannot write the work tree (it sees an
+overlay whose writes are discarded, issue 26), so what it saw comes back as a line of its
+output, which the harness keeps with the run."""
 
 
 def playbook(harness_home: Path, home: Path) -> dict[str, object]:
@@ -130,6 +143,13 @@ def playbook(harness_home: Path, home: Path) -> dict[str, object]:
                             "content": probe,
                         },
                     },
+                    {
+                        "name": "Write",
+                        "input": {
+                            "file_path": "{{project_dir}}/tests/conftest.py",
+                            "content": PROBE_REPORT,
+                        },
+                    },
                 ],
             },
             {
@@ -153,8 +173,12 @@ def _with_spec(base: AgentSpec, root: Path, name: str) -> AgentSpec:
     return base.model_copy(update={"spec_file": spec_file})
 
 
-def probe(project: Path) -> dict[str, bool]:
-    found: dict[str, bool] = json.loads((project / ".pytest_cache" / "probe.json").read_text())
+def probe(run: TestRun | None) -> dict[str, bool]:
+    """What the probe saw in the gate that made ``run``, from its output."""
+    assert run is not None
+    lines = [line for line in run.output_tail.splitlines() if line.startswith("sandbox-probe: ")]
+    assert lines, run.output_tail
+    found: dict[str, bool] = json.loads(lines[-1].removeprefix("sandbox-probe: "))
     return found
 
 
@@ -188,7 +212,7 @@ async def test_a_venv_rewritten_by_the_model_never_widens_a_sandbox(isolated_hom
 
         # The model did rewrite the venv, and its test ran in the gate.
         assert (project / ".venv").is_dir() and not (project / ".venv").is_symlink()
-        assert probe(project) == {"harness_home": False, "key": False, "home": False}
+        assert probe(state.last_test_run) == {"harness_home": False, "key": False, "home": False}
 
         # The change stopped the run at a checkpoint that showed it.
         changed = [
@@ -212,7 +236,6 @@ async def test_a_venv_rewritten_by_the_model_never_widens_a_sandbox(isolated_hom
 
         # A second run on the same project: its project_verification reads the model's
         # venv, and its sandbox (the baseline test run) still hides them.
-        (project / ".pytest_cache" / "probe.json").unlink()
         second = WorkspaceFiles(prepare_workspace(_with_spec(base, root, "second")))
         agent = start_agent(second)
         try:
@@ -220,7 +243,8 @@ async def test_a_venv_rewritten_by_the_model_never_widens_a_sandbox(isolated_hom
             assert isinstance(pending, ProjectVerificationCheckpoint)
             left = [w for w in pending.context.warnings if w.startswith("left out of the sandbox")]
             assert any(str(isolated_home) in w and "HARNESS_HOME" in w for w in left), left
-            assert probe(project) == {"harness_home": False, "key": False, "home": False}
+            baseline = pending.context.baseline_tests
+            assert probe(baseline) == {"harness_home": False, "key": False, "home": False}
             answer.reject(second.root, "enough", checkpoint_id=pending.id)
             assert finish(agent) == 1
         finally:

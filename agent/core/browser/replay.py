@@ -53,15 +53,20 @@ async def replay(
     project: Path,
     env: Mapping[str, str],
     wrap: CommandWrap | None,
+    overlay: Path | None = None,
 ) -> list[str]:
     """Every recorded call again, issue by issue; the regression findings (empty: all ran).
 
     A check stops at its first failing call (later calls of it act on a page that is
-    not the one they were made on)."""
+    not the one they were made on). ``overlay``: the wrap shows the project as an overlay
+    whose writes land in that folder (a gate cannot change the tree it judges)."""
     if not any(check.calls for check in checks):
         return []
     argv = replay_command(setup)
-    command = wrap(argv, project) if wrap is not None else argv
+    if wrap is None:
+        command = argv
+    else:
+        command = wrap(argv, project, overlay=overlay) if overlay else wrap(argv, project)
     params = StdioServerParameters(
         command=command[0], args=command[1:], cwd=str(project), env=dict(env)
     )

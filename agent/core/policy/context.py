@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from common.schemas.policy import PolicySettings
@@ -40,6 +40,24 @@ class PolicyContext:
     ) -> PolicyContext:
         """A context for ``project_dir`` with the spec's settings and test command."""
         settings = settings or PolicySettings()
-        commands = [c for c in (test_command, *settings.quality_commands) if c]
-        presets = tuple(tuple(shlex.split(command)) for command in commands)
-        return cls(project_dir.resolve(), settings, tuple(p for p in presets if p), sandboxed)
+        context = cls(project_dir.resolve(), settings, (), sandboxed)
+        return context.with_commands(test_command, *settings.quality_commands)
+
+    def with_commands(self, *commands: str | None) -> PolicyContext:
+        """This context with ``commands`` allowed as written too (once each).
+
+        Why: the test command and the quality checks the harness runs are decided at
+        project_verification, after the sessions' configuration was made; every session
+        after it (each kind, each slot) must be able to run them exactly as the harness
+        will. A command that does not split as the shell would (an open quote) adds
+        nothing.
+        """
+        presets = list(self.preset_commands)
+        for command in commands:
+            try:
+                words = tuple(shlex.split(command)) if command else ()
+            except ValueError:
+                continue
+            if words and words not in presets:
+                presets.append(words)
+        return replace(self, preset_commands=tuple(presets))

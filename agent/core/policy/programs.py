@@ -91,7 +91,18 @@ _CATEGORIES: dict[str, tuple[frozenset[str], str]] = {
 
 
 def judge_program(judge: Judge, words: list[Word]) -> None:
-    """Judge one simple command: its program by name or path, then that program's rules."""
+    """Judge one simple command: its program by name or path, then that program's rules.
+
+    The project's test and quality commands (the harness's own, decided at
+    project_verification) are matched first, before the program is located: the harness
+    resolved them and runs them itself, and where their interpreter lies is the layout's
+    business (a user's Python outside the project, ``/root/.pyenv/…/python3.11``; a slot's
+    ``.venv`` link pointing at the project's environment outside the worktree; the demo's
+    ``.venv`` linked into the environment cache). Locating first refused them all as
+    "outside the project", and an honest model could never run the tests.
+    """
+    if _preset_matched(judge, words):
+        return
     name = words[0]
     if name.text is None:
         raise Denied(
@@ -105,11 +116,6 @@ def judge_program(judge: Judge, words: list[Word]) -> None:
         )
     program, in_project = _locate(judge, name.text)
     args = words[1:]
-    texts = [w.text for w in words]
-    for preset in judge.context.preset_commands:
-        if tuple(texts[: len(preset)]) == preset:
-            check_paths(judge, words[len(preset) :], write=True)
-            return
     if name.text in judge.functions:
         return  # its body was judged where it was defined
     if program in judge.context.settings.extra_programs:
@@ -123,6 +129,19 @@ def judge_program(judge: Judge, words: list[Word]) -> None:
         tools.project_tool(judge, program, args)  # the project's own script or executable
         return
     raise Denied(denial_for(program))
+
+
+def _preset_matched(judge: Judge, words: list[Word]) -> bool:
+    """Whether ``words`` start with one of the project's test or quality commands as
+    written (each word's value, quotes removed: ``'/opt/py 3/bin/python' -m pytest`` is
+    the command the harness quoted); the extra arguments are held to the path rules. A
+    word built from a variable or substitution has no value and never matches."""
+    texts = [w.text for w in words]
+    for preset in judge.context.preset_commands:
+        if len(texts) >= len(preset) and tuple(texts[: len(preset)]) == preset:
+            check_paths(judge, words[len(preset) :], write=True)
+            return True
+    return False
 
 
 #: Where a sandboxed session's ``PATH`` finds the project's own tools first.

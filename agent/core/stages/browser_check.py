@@ -17,6 +17,7 @@ from agent.core.browser.screenshots import collect, empty, png_size
 from agent.core.orchestrator import Run
 from common.schemas.browser_check import BrowserCheck
 from common.schemas.issue_work import IssueWork
+from common.workspace import git
 
 SCREENSHOTS_DIR = "screenshots"
 """The workspace folder the screenshots are taken into (one file per screenshot)."""
@@ -74,8 +75,16 @@ async def regressions(run: Run) -> list[str]:
     checks = run.state.browser_checks
     if browser is None or not checks:
         return []
-    env = {**os.environ, **run.gates.project_env.variables}
-    found = await replay(checks, browser, run.work_tree, env, run.gates.command_wrap)
+    project = run.work_tree
+    env = run.gates.project_env.gate_environ(os.environ)
+    tree = await agit.off_loop(git.worktree_fingerprint, project)
+
+    async def gate(folder: Path | None) -> list[str]:
+        return await replay(checks, browser, project, env, run.gates.command_wrap, folder)
+
+    found, writes = await run.gates.guarded(project, tree, gate, "browser checks")
+    if writes.changed:  # the replay's app changed the tree it was judging: a person sees it
+        found.append(f"(browser checks: the replay changed the work tree: {writes.changed[0]})")
     calls = sum(len(check.calls) for check in checks)
     if found:
         run.log(f"browser checks: {len(found)} of {len(checks)} issue(s) fail again")

@@ -17,11 +17,9 @@ from agent.core import (
     commits,
     diff_excerpt,
     faultpoints,
-    hidden_writes,
     integrity,
     model_words,
     prompts,
-    slot_baselines,
     trace,
     unapplied,
 )
@@ -32,6 +30,7 @@ from agent.core.seat import Seat
 from agent.core.slots import step
 from agent.core.stages import browser_check, budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
+from agent.core.stages.gated import gate_session
 from agent.core.stages.selection import selection_checkpoint
 from agent.core.tools import Handoff, SessionReports
 from common import dependencies
@@ -56,7 +55,6 @@ from common.workspace import checkpoints, git, pathnames
 from common.workspace.render import since_rejection_summary
 
 FEEDBACK_OUTPUT_LINES = 15
-HIDDEN_SHOWN = 20
 UNAPPLIED_SHOWN = 160
 """Most characters of git's refusal (its end: git's own words come after the command) in the
 line that sets an unapplied verdict aside."""
@@ -184,19 +182,12 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
             browsed.screenshots = [*browsed.screenshots, *screenshots]
             browsed.browser_calls = result.browser_calls or browsed.browser_calls
 
-    changes = await agit.session_changes(project, result.touched, dirty_before)
-    started_ns = seat.work().pre_session_started_ns
-    changes.kept_out.extend(await agit.off_loop(_hidden_writes, project, started_ns))
-    if changes.kept_out:
-        run.log(commits.kept_out_line(changes.kept_out))
-    # Before anything is committed: a flagged file waits for a person (outbound review).
-    files, held = await held_files.hold(run, changes.files, project)
-    new_files = set(files) & await agit.untracked(project)
-    # The gates run before the commit, so the commit can say what the work is.
-    baseline = await slot_baselines.settle(run, seat)  # a slot's: measured beside the session
-    tests = await seat.tests()
-    blocking = blocking_failures(baseline, tests) if tests is not None else []
-    checks = failing_checks(state.check_baseline, await seat.checks())
+    # The gates on the tree as the session left it (which they cannot change), then the
+    # outbound review of that tree: a flagged file waits for a person.
+    gated = await gate_session(run, seat, result.touched, dirty_before)
+    files, held, new_files, tests = gated.files, gated.held, gated.new_files, gated.tests
+    blocking = blocking_failures(gated.baseline, tests) if tests is not None else []
+    checks = failing_checks(state.check_baseline, gated.checks)
     shas = list(work.commits)
     waiting = held_files.merge_held(work.held, files, held)
     changed = bool(files or shas or waiting)
@@ -233,14 +224,14 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         # The issue's own files (every session's), not just this one's: a test the issue
         # wrote in an earlier session and still fails is unfinished work, no regression.
         issue_files = set(files) | new_files | await agit.off_loop(_files_of, project, shas)
-        regression = newly_failing(baseline, tests, issue_files)
-        regression += fewer_passing(baseline, tests)
+        regression = newly_failing(gated.baseline, tests, issue_files)
+        regression += fewer_passing(gated.baseline, tests)
     verdict = SessionVerdict(
         session=session_number,
         accepted=accepted,
         files=files,
         held=held,
-        kept_out=[item.line() for item in changes.kept_out],
+        kept_out=[item.line() for item in gated.kept_out],
         commit_message=commit_message,
         handoff_json=handoff.model_dump_json() if handoff is not None else None,
         done_summary=reports.done.summary if reports.done is not None else None,
@@ -248,6 +239,9 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         refusal=refusal,
         regression=regression,
         feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
+        tested_tree=gated.tested,
+        gate_findings=gated.findings,
+        gate_ignored=gated.ignored,
     )
     with run.store.editing() as draft:
         seat.work(draft).verdict = verdict
@@ -276,7 +270,11 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
         else:
             try:
                 sha = await agit.commit(
-                    project, verdict.files, verdict.commit_message, allow_empty=True
+                    project,
+                    verdict.files,
+                    verdict.commit_message,
+                    allow_empty=True,
+                    tested_tree=verdict.tested_tree,
                 )
             except GitError as e:
                 if not unapplied.lasting(e):
@@ -332,6 +330,7 @@ async def _set_aside_unapplied(run: Run, verdict: SessionVerdict, seat: Seat, re
         iid,
         verdict.session,
         verdict.files,
+        verdict.tested_tree,
     )
     with run.store.editing() as state:
         _record_session(state, verdict, kept, seat)
@@ -386,6 +385,9 @@ def _record_session(
         refusal = verdict.refusal.model_copy(update={"commit_sha": sha})
         work.gate_refusals = [*work.gate_refusals, refusal]
     work.kept_out = list(dict.fromkeys([*work.kept_out, *verdict.kept_out]))
+    work.gate_findings = list(dict.fromkeys([*work.gate_findings, *verdict.gate_findings]))
+    work.gate_ignored = list(dict.fromkeys([*work.gate_ignored, *verdict.gate_ignored]))
+    work.tested_tree = verdict.tested_tree or work.tested_tree
     work.held = held_files.merge_held(work.held, verdict.files, verdict.held)
     work.tests = verdict.tests
     if not seat.in_slot:
@@ -426,6 +428,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 "approve or exclude each (auto-accept never approves them)"
             )
         what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
+        what_happened += _gate_findings_line(work)
         # Asked again after a person's reject: what the sessions since then changed.
         changes = await agit.off_loop(
             closure_changes.since_rejection, project, checkpoints.history(run.files), iid, last
@@ -456,6 +459,8 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 gate_refusals=work.gate_refusals,
                 checks=run.state.last_checks,
                 kept_out=work.kept_out,
+                gate_findings=work.gate_findings,
+                gate_ignored=work.gate_ignored,
                 flagged=flagged,
                 issue_findings=over_budget,
                 since_rejection=changes,
@@ -503,6 +508,16 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
     await run.tracker.close_issue(iid)
     faultpoints.reached("issue_closure.closed")
     run.store.leave_issue(f"issue #{iid} closed")
+
+
+def _gate_findings_line(work: IssueWork) -> list[str]:
+    """The closure's line about the gates' findings, if there are any."""
+    if not work.gate_findings:
+        return []
+    return [
+        f"{len(work.gate_findings)} finding(s) about the tree the gates ran on (a gate "
+        "changed it, or wrote what they run): a person decides (auto-accept never does)"
+    ]
 
 
 def _files_of(project: Path, shas: list[str]) -> set[str]:
@@ -568,22 +583,6 @@ def _refusal_feedback(
         tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
-
-
-def _hidden_writes(project: Path, since_ns: int | None) -> list[commits.KeptOut]:
-    """The session's writes git ignores, as kept-out paths (at most ``HIDDEN_SHOWN`` named).
-
-    Never silently accepted: the gate ran with them, the reviewer would not see them.
-    """
-    if since_ns is None:
-        return []
-    raws = hidden_writes.written_since(project, since_ns)
-    items = [commits.KeptOut(pathnames.shown(raw), hidden_writes.REASON) for raw in raws]
-    if len(items) > HIDDEN_SHOWN:
-        rest = len(items) - HIDDEN_SHOWN
-        more = commits.KeptOut(f"… and {rest} more file(s)", hidden_writes.REASON)
-        items = [*items[:HIDDEN_SHOWN], more]
-    return items
 
 
 def _kept_out_block(kept_out: list[str]) -> str:

@@ -1,6 +1,10 @@
 """The outbound review in the workflow: hold flagged files, apply a person's choices,
 rescan the branch before the push, and name every approval in the merge request.
 
+The review of a session's files runs after its gates, on the tree they ran on, which is
+what the commit holds (:mod:`agent.core.stages.gated`): judged before the gates, a plain
+file a gate then swapped for a link reached the commit unseen (issue 26).
+
 Why: the commit, the push and the merge request are the only way out of the sandbox.
 A flagged file (:mod:`agent.core.outbound`) is held out of the session's commit and
 shown at issue_closure; auto-accept never answers for it
@@ -158,8 +162,11 @@ async def apply_choices(
         sha = await agit.off_loop(_approval_commit, project, run.spec.target_branch, checkpoint.id)
         if sha is None:
             text = _approval_message(iid, checkpoint.id, who, [flagged[p] for p in approved])
+            # As the latest session's gates ran them (nothing runs between those gates and
+            # this closure; a file changed since is refused, never committed untested).
+            tested = seat.work().tested_tree
             files = _files_of([flagged[path] for path in approved])
-            sha = await agit.commit(project, files, text, allow_empty=True)
+            sha = await agit.commit(project, files, text, allow_empty=True, tested_tree=tested)
             run.log(f"committed {sha[:12]}: {len(files)} flagged file(s) {who} approved")
         else:
             run.log(f"adopted {sha[:12]}: the approved flagged files, committed before a restart")

@@ -166,6 +166,7 @@ async def project_verification(run: Run) -> None:
             state.check_baseline = context.quality_checks
             state.project_env_kind = run.project_env.kind
             state.project_env_variables = run.project_env.variables
+            state.project_env_root = run.project_env.root
             # What the person approved, not the file as it is now: read once, in build().
             state.outbound = context.outbound or outbound_settings(run)
             state.notify = context.notify

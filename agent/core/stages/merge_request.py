@@ -18,6 +18,7 @@ from agent.core.gates import blocking_failures, failing_checks, fewer_passing
 from agent.core.orchestrator import Run
 from agent.core.stages import browser_check, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
+from agent.core.stages.gated import gate_lines
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
 from common.inert_markdown import fenced, quoted
@@ -56,6 +57,10 @@ async def mr_phase_transition(run: Run) -> None:
         f"(check {name}: `{check.command}` fails)"
         for name, check in failing_checks(run.state.check_baseline, checks).items()
     ]
+    # A gate that changed the tree it judged (put back or discarded): a person sees it.
+    failing += gate_lines(
+        {"final tests": final, **{f"final check {n}": c for n, c in checks.items()}}
+    )
     failing += await browser_check.regressions(run)
     failing = [name for name in failing if name not in run.state.accepted_regressions]
     if final is not None:

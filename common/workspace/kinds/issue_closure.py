@@ -36,6 +36,7 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
 
     def _waits_for_person(self, checkpoint: IssueClosureCheckpoint) -> list[str]:
         reasons = [f"flagged: {item.path}" for item in checkpoint.context.flagged]
+        reasons += [f"the gates' tree: {line}" for line in checkpoint.context.gate_findings]
         return reasons + [item.reason for item in checkpoint.context.issue_findings]
 
     def _default(self, checkpoint: IssueClosureCheckpoint, decided_by: str) -> AnyDecision:
@@ -81,6 +82,10 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
             out += [f"  {line}" for line in model_block("The claim", refusal.claim)]
         out += [f"Not committed by the harness: {one(line)}" for line in c.kept_out]
         out += [f"Not a file git can see, in no diff: {one(line)}" for line in c.special_files]
+        out += [f"⚠ The gates' tree (a person decides): {one(line)}" for line in c.gate_findings]
+        out += [
+            f"Written by a gate, ignored by the project: {one(line)}" for line in c.gate_ignored
+        ]
         out += [f"Over the issue's budget: {one(item.reason)}" for item in c.issue_findings]
         out += [f"Screenshot (browser check): {one(path)}" for path in c.screenshots]
         if c.since_rejection is not None:
