@@ -487,11 +487,14 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
     work = seat.work()
     commits_text = ", ".join(sha[:12] for sha in work.commits)
     chosen = ""
+    # File names and the test summary are the model's doing: quoted, inert on the tracker.
     if approved:
-        chosen += f"Flagged files approved by {decision.decided_by}: {', '.join(approved)}\n"
+        names = ", ".join(model_words.name(path) for path in approved)
+        chosen += f"Flagged files approved by {decision.decided_by}: {names}\n"
     if excluded:
-        chosen += f"Flagged files excluded (never committed): {', '.join(excluded)}\n"
-    tests = work.tests.summary if work.tests else "skipped"
+        names = ", ".join(model_words.name(path) for path in excluded)
+        chosen += f"Flagged files excluded (never committed): {names}\n"
+    tests = model_words.item(work.tests.summary) if work.tests else "skipped"
     note = (
         f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
         f"Spend: {spend_of(run, iid).line()}\n{chosen}\n"
