@@ -22,6 +22,8 @@ SYSTEM_DIRS = (*bwrap.SYSTEM_DIRS, "/opt")
 """Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one);
 ``/opt`` too, where toolchains a project needs are often installed."""
 
+EMPTY_TMPFS_BYTES = 1 << 20
+"""The size of a tmpfs that stays empty and read-only (a hidden folder, the CLI's inboxes)."""
 INSIDE_DIR = Path("/run/harness")
 """Where the relay script and the forwarded Unix sockets appear inside."""
 
@@ -96,6 +98,14 @@ class SandboxPlan:
     for every bwrap: no session or test gate runs what an earlier one left in its home."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables set inside on top of the inherited ones."""
+    tmpfs_bytes: int = bwrap.DEFAULT_TMPFS_BYTES
+    """The size of each writable RAM-backed folder inside (``/tmp``, ``/var/tmp``, ``/run``,
+    the fresh home): the spec's ``limits.tmpfs_mb``."""
+
+    def tmpfs_inside(self) -> tuple[str, ...]:
+        """The writable RAM-backed folders, as seen inside (the launcher watches them)."""
+        home = (str(self.scratch_home),) if self.fresh_home else ()
+        return ("/tmp", "/var/tmp", "/run", *home)
 
 
 def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) -> list[str]:
@@ -107,14 +117,17 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     # --as-pid-1: no bwrap init inside; it would hold the SDK's pipes where the model's
     # commands can open them (/proc/1/fd/1). The relay is the first process instead.
     argv = [str(bwrap_binary)]
-    argv += bwrap.isolated_base(network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True)
+    size = plan.tmpfs_bytes
+    argv += bwrap.isolated_base(
+        network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True, tmpfs_bytes=size
+    )
     for inbox in cli_inboxes(os.getuid()):
-        argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
-    argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
+        argv += [*_empty(inbox), "--remount-ro", str(inbox)]
+    argv += ["--dir", "/var", *bwrap.sized_tmpfs("/var/tmp", size)]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]
     if plan.fresh_home:
-        argv += ["--tmpfs", str(plan.scratch_home)]
+        argv += bwrap.sized_tmpfs(str(plan.scratch_home), size)
     else:
         argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
     for outside, inside in plan.writable:
@@ -123,9 +136,9 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     for path in plan.read_only_in_project:
         argv += ["--ro-bind", str(path), str(path)]
     for path in plan.hidden_in_project:
-        argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        argv += [*_empty(path), "--remount-ro", str(path)]
     argv += ["--ro-bind", str(plan.cli), str(plan.cli)]
-    argv += ["--tmpfs", str(INSIDE_DIR)]
+    argv += _empty(INSIDE_DIR)
     relay_inside = INSIDE_DIR / "relay.py"
     argv += ["--ro-bind", str(plan.relay), str(relay_inside)]
     for forward in plan.forwards:
@@ -141,3 +154,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     for forward in plan.forwards:
         argv += ["--forward", f"{forward.port}={forward.inside}"]
     return [*argv, "--", *command]
+
+
+def _empty(path: Path) -> list[str]:
+    """A small tmpfs at ``path`` (it only holds mount points, and is made read-only)."""
+    return bwrap.sized_tmpfs(str(path), EMPTY_TMPFS_BYTES)
