@@ -7,6 +7,13 @@ repeats each closed issue's recorded calls (:mod:`.record`). A call the server a
 with an error (the page is gone, the element the check clicked is missing) is a
 regression finding, named like a failing test: it stops at regression_approval.
 Whether the app still works is this replay's finding, never the model's word.
+
+The app is served in the background of the server's shell, so nothing but the launcher
+in front of it (:mod:`agent.sandbox.enter`) ends it: the wrap puts it there with the
+spec's limits, sandboxed or not, and without a wrap the launcher alone stands there. When
+the server ends, the launcher kills what is left (the app, whatever it daemonized), so
+no served app outlives its replay (before, with ``"sandbox": false``, it kept running on
+the host).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from mcp.types import CallToolResult, TextContent
 
 from agent.core.browser.server import BrowserSetup
 from agent.core.gates import CommandWrap
+from agent.sandbox.limits import bare_argv
 from common.schemas.browser_check import BrowserCall, BrowserCheck
 
 REPLAY_TIMEOUT_S = 120.0
@@ -61,7 +69,7 @@ async def replay(
     if not any(check.calls for check in checks):
         return []
     argv = replay_command(setup)
-    command = wrap(argv, project) if wrap is not None else argv
+    command = wrap(argv, project) if wrap is not None else [*bare_argv("replay"), *argv]
     params = StdioServerParameters(
         command=command[0], args=command[1:], cwd=str(project), env=dict(env)
     )

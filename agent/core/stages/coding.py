@@ -19,6 +19,7 @@ from agent.core import (
     integrity,
     model_words,
     prompts,
+    session_limits,
     slot_baselines,
     trace,
 )
@@ -239,7 +240,9 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         tests=tests,
         refusal=refusal,
         regression=regression,
-        feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
+        feedback=None
+        if accepted
+        else _limit_first(result.limit, _refusal_feedback(reports, shas, blocking, tests, checks)),
     )
     with run.store.editing() as draft:
         seat.work(draft).verdict = verdict
@@ -502,6 +505,11 @@ def _refusal_feedback(
         tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
+
+
+def _limit_first(limit: str | None, feedback: str) -> str:
+    """The refusal, after the limit the harness ended the session at (if it did)."""
+    return feedback if limit is None else f"{session_limits.feedback(limit)}\n{feedback}"
 
 
 def _hidden_writes(project: Path, since_ns: int | None) -> list[commits.KeptOut]:
