@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.sandbox import tree_size
-from agent.sandbox.limits import REPORT_VARIABLE, read_report
+from agent.sandbox.limits import REPORT_VARIABLE, read_report, shown_kb
 from common.workspace import pathnames
 
 SPACE_SCAN_S = 5.0
@@ -69,7 +69,7 @@ def what_takes_space(work_tree: Path, since_ns: int) -> str:
         return ""
     top = bytes(work_tree)
     rows = [
-        f"- {pathnames.shown(path.removeprefix(top + b'/'))}: {kb / 1024:.1f} MB"
+        f"- {pathnames.shown(path.removeprefix(top + b'/'))}: {shown_kb(kb)}"
         for kb, path in found.largest
     ]
     return "What takes the space (files changed since the run started, largest first):\n" + (

@@ -37,8 +37,10 @@ class Membership:
     """One line of ``/proc/self/cgroup``: a hierarchy, its controllers and our group in it."""
 
     controllers: tuple[str, ...]
-    """Empty for cgroup v2's unified hierarchy (``0::/path``)."""
+    """A v1 hierarchy's controllers (a named one, ``name=systemd``, has none)."""
     path: str
+    v2: bool = False
+    """cgroup v2's unified hierarchy (``0::/path``)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def memberships(text: str) -> list[Membership]:
         parts = line.split(":", 2)
         if len(parts) == 3:
             names = tuple(name for name in parts[1].split(",") if name and "=" not in name)
-            found.append(Membership(names, parts[2]))
+            found.append(Membership(names, parts[2], v2=parts[0] == "0" and not parts[1]))
     return found
 
 
@@ -83,7 +85,7 @@ def own_dir(membership: Membership, mount: Mount) -> str | None:
     root = mount.root.rstrip("/")
     if membership.path != root and not membership.path.startswith(root + "/"):
         return None
-    return mount.point.rstrip("/") + membership.path[len(root) :]
+    return mount.point.rstrip("/") + membership.path[len(root) :].rstrip("/")
 
 
 def v2_decision(
@@ -192,7 +194,7 @@ def _v2(
     mounted: list[Mount],
     limits: Limits,
 ) -> None:
-    unified = next((m for m in own if not m.controllers), None)
+    unified = next((m for m in own if m.v2), None)
     mount = next((m for m in mounted if m.v2), None)
     folder = own_dir(unified, mount) if unified and mount else None
     if folder is None:

@@ -205,11 +205,22 @@ class Launch:
             big_bytes=size * _MB if size else None,
             stop_above_kb=options.disk_max_kb,
         )
-        if options.disk_max_kb is not None and found.kb > options.disk_max_kb:
+        big = [os.path.relpath(os.fsdecode(path), self.tree) for _, path in found.big]
+        if not big and size and self.inside:  # the sandbox's tmpfs, while it is up
+            big = self._big_in_tmpfs(size * _MB)
+        if big:  # the more precise of the two: a write was cut at the file size
+            self.hit = self.hit or ("file_size", big[0].encode("unicode_escape").decode()[:200])
+        elif options.disk_max_kb is not None and found.kb > options.disk_max_kb:
             self.hit = self.hit or ("disk", "")
-        elif found.big:
-            name = os.path.relpath(os.fsdecode(found.big[0][1]), self.tree)
-            self.hit = self.hit or ("file_size", name.encode("unicode_escape").decode()[:200])
+
+    def _big_in_tmpfs(self, size: int) -> list[str]:
+        """Files of the sandbox's tmpfs mounts cut at the file size (seen from outside)."""
+        for path in self.options.tmpfs:
+            root = f"/proc/{self.inside}/root{path}"
+            found = tree_size.scan(root, deadline_s=1.0, since_ns=self.started_ns, big_bytes=size)
+            if found.big:
+                return [path + "/" + os.path.relpath(os.fsdecode(found.big[0][1]), root)]
+        return []
 
 
 def _first_child(pid: int) -> int:
@@ -324,7 +335,11 @@ def _tell(line: str, kind: str, report: str | None) -> None:
         pass  # nobody reads the output any more
     if report:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        descriptor = os.open(report, flags, 0o600)
+        try:
+            descriptor = os.open(report, flags, 0o600)
+        except OSError as e:
+            print(f"launcher: cannot write {report}: {e.strerror}", file=sys.stderr)
+            return
         with os.fdopen(descriptor, "w") as out:
             out.write(f"{kind} {line}\n")
 

@@ -109,22 +109,23 @@ def machine_limits(
     """Which limits hold here and which could not be set, one line each (pure)."""
     held: list[str] = []
     not_set: list[str] = []
+    cores = f"{limits.cpus:g}" if limits.cpus is not None else ""
     values = {
         "memory": f"memory {limits.memory_mb} MB per session or gate, swap off",
         "pids": f"processes {limits.processes} per session or gate",
-        "cpu": f"cpu {limits.cpus:g} core(s) per session or gate",
+        "cpu": f"cpu {cores} core(s) per session or gate",
     }
+    still = (
+        "only the tmpfs sizes bound what files in RAM take"
+        if sandboxed
+        else "nothing bounds what a session allocates"
+    )
     for controller, line in values.items():
         if controller in found.held:
             held.append(f"{line} ({found.held[controller]})")
         elif controller in found.not_set:
-            not_set.append(f"{_HOW[controller]}: {found.not_set[controller]}")
-    if "memory" in found.not_set:
-        not_set[0] += (
-            " (only the tmpfs sizes bound what files in RAM take)"
-            if sandboxed
-            else " (nothing bounds what a session allocates)"
-        )
+            why = found.not_set[controller] + (f" ({still})" if controller == "memory" else "")
+            not_set.append(f"{_HOW[controller]}: {why}")
     if limits.file_size_mb is not None:
         held.append(f"file size {limits.file_size_mb} MB (RLIMIT_FSIZE)")
     if sandboxed:
