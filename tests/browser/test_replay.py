@@ -121,12 +121,14 @@ def test_the_replay_serves_the_app_in_the_background_then_runs_the_server(
 SERVED = "h26-served-7c1e"
 
 
-def served() -> list[int]:
-    """This test's served apps still running (their environment carries the nonce)."""
+def served(project: Path) -> list[int]:
+    """This test's served apps still running (their environment carries the nonce and
+    the test's own folder)."""
+    marker = f"HARNESS_SERVED={SERVED}-{project.name}\0".encode()
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if f"HARNESS_SERVED={SERVED}".encode() in (entry / "environ").read_bytes():
+            if marker in (entry / "environ").read_bytes():
                 found.append(int(entry.name))
         except OSError:
             continue  # not a process, gone, or not ours to read
@@ -138,7 +140,8 @@ def daemonizing_app(tmp_path: Path, install: BrowserInstall) -> BrowserSetup:
     daemonizing server does: nothing but the replay's launcher can end it."""
     (tmp_path / "index.html").write_text(f"<h1>{NONCE}</h1>")
     port = free_port()
-    serve = f"HARNESS_SERVED={SERVED} setsid python3 -m http.server {port} --bind 127.0.0.1"
+    marked = f"HARNESS_SERVED={SERVED}-{tmp_path.name}"
+    serve = f"{marked} setsid python3 -m http.server {port} --bind 127.0.0.1"
     web = WebSettings(serve=serve, url=f"http://127.0.0.1:{port}/")
     return BrowserSetup(install, web, tmp_path / "out")
 
@@ -154,12 +157,12 @@ async def replay_and_wait_for_the_app(setup: BrowserSetup, project: Path, wrap: 
     assert found == []
 
 
-def no_app_within(seconds: float) -> list[int]:
+def no_app_within(project: Path, seconds: float) -> list[int]:
     """The served apps left after ``seconds`` (the replay is over: nothing else runs)."""
     deadline = time.monotonic() + seconds
-    while served() and time.monotonic() < deadline:
+    while served(project) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return served()
+    return served(project)
 
 
 @pytest.mark.parametrize("wrap", ["none", "limits"])
@@ -171,7 +174,7 @@ async def test_the_served_app_is_gone_after_the_replay_unsandboxed(
 
     await replay_and_wait_for_the_app(setup, tmp_path, limits if wrap == "limits" else None)
 
-    assert no_app_within(5) == []
+    assert no_app_within(tmp_path, 5) == []
 
 
 async def test_the_served_app_is_gone_after_the_replay_in_the_sandbox(
@@ -187,4 +190,4 @@ async def test_the_served_app_is_gone_after_the_replay_in_the_sandbox(
         sandbox.show_browser(setup.read_only(), sandbox.browser_output())
         await replay_and_wait_for_the_app(setup, tmp_path, sandbox.wrap)
 
-    assert no_app_within(5) == []
+    assert no_app_within(tmp_path, 5) == []
