@@ -138,7 +138,10 @@ class Launch:
         self.options = options
         self.made = made
         self.started_ns = time.time_ns()
-        self.tree = os.getcwd()
+        try:
+            self.tree = os.getcwd()
+        except OSError:
+            self.tree = ""  # its working folder is gone: no tree to watch
         self.parent = os.getppid()
         self.child = 0
         self.status: int | None = None
@@ -198,6 +201,8 @@ class Launch:
         """Walk the work tree once: over the disk budget, or a file cut at its size limit."""
         options = self.options
         size = options.file_size_mb
+        if not self.tree:
+            return
         found = tree_size.scan(
             self.tree,
             deadline_s=DISK_SCAN_S,
