@@ -135,9 +135,7 @@ class Sessions:
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")
             if result.limit is not None:  # the next attempt is told, as the harness's word
-                limit = prompts.feedback_block(session_limits.feedback(result.limit), "harness")
-                values["feedback"] = told + limit
-                prompt = prompts.render(template, project_dir=work_tree, **values)
+                prompt = _told(result.limit, told, template, work_tree, values)
         ended = f" (the last at a limit: {result.limit.splitlines()[0]})" if result.limit else ""
         raise SessionError(
             f"session {label} ended {SESSION_ATTEMPTS} times without the required report{ended}"
@@ -165,3 +163,12 @@ class Sessions:
         delay = RETRY_DELAY_S * 2 ** (attempt - 1)
         self.log(f"{error} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
         await asyncio.sleep(delay)
+
+
+def _told(
+    limit: str, feedback: str, template: str, work_tree: Path, values: dict[str, object]
+) -> str:
+    """The prompt again, its feedback followed by the limit that ended the last attempt."""
+    told = prompts.feedback_block(session_limits.feedback(limit), "harness")
+    values["feedback"] = feedback + told
+    return prompts.render(template, project_dir=work_tree, **values)
