@@ -94,6 +94,8 @@ def parse(argv: list[str]) -> Options:
         if field in ("groups", "tmpfs"):
             getattr(options, field).append(value)
         elif field == "what":
+            if not value.isidentifier():  # it names the command's group folder
+                raise ValueError(f"--what must be a word, not {value!r}")
             options.what = value
         else:
             number = float(value) if field == "cpus" else int(value)
@@ -148,6 +150,8 @@ class Launch:
         self.hit: tuple[str, str] | None = None
         """(kind, detail) of the first limit hit."""
         self.orphaned = False
+        self.early = 0
+        """A signal that came before the command started: it is passed on once it has."""
         self.inside = 0
         """A process in the sandbox, whose ``/proc/PID/root`` shows its tmpfs mounts."""
 
@@ -170,6 +174,9 @@ class Launch:
     def forward(self, signum: int, _frame: object) -> None:
         if os.getppid() != self.parent:
             self.orphaned = True  # the agent is gone (PR_SET_PDEATHSIG)
+        if not self.child:  # not started yet (0 would signal this whole process group)
+            self.early = signum
+            return
         try:
             os.kill(self.child, signum)
         except OSError:
@@ -271,8 +278,11 @@ def _spawn(launch: Launch) -> None:
     command = launch.options.command
     pid = os.fork()
     if pid == 0:
-        for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores them; a command
-            signal.signal(ignored, signal.SIG_DFL)  # expects the default (as subprocess does)
+        # Python ignores SIGPIPE and SIGXFSZ, and the forwarding handlers are this
+        # process's: the command gets every default (as subprocess gives it).
+        for default in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTERM, signal.SIGINT):
+            signal.signal(default, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
         try:
             groups.join(launch.made)
         except OSError as e:
@@ -334,8 +344,8 @@ def _end(launch: Launch, report: str | None) -> int:
 
 
 def _tell(line: str, kind: str, report: str | None) -> None:
-    try:
-        print(line, file=sys.stderr, flush=True)
+    try:  # on a line of its own, whatever a killed process left half-written before it
+        print(f"\n{line}", file=sys.stderr, flush=True)
     except OSError:
         pass  # nobody reads the output any more
     if report:
@@ -366,9 +376,11 @@ def main(argv: list[str]) -> int:
         _make_groups(options, launch.made)
     except OSError as e:
         print(f"launcher: no control group: {e.strerror or e}", file=sys.stderr)
-    _spawn(launch)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, launch.forward)
+    _spawn(launch)
+    if launch.early:
+        launch.forward(launch.early, None)
     _run(launch)
     return _end(launch, report)
 

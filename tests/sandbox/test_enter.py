@@ -44,6 +44,7 @@ def test_the_options_and_the_command_after_the_separator() -> None:
     [
         (["--memory", "1", "--", "x"], "unknown option"),
         (["--what"], "missing value"),
+        (["--what", "../x", "--", "x"], "must be a word"),
         (["--processes", "0", "--", "x"], "must be positive"),
         (
             [
