@@ -6,12 +6,13 @@ The demo (three issues, the embedded model, auto-accept, sandboxed) runs to DONE
 real agent process, ``--runs`` times with the limits (the launcher in front of every
 session and gate, a control group per session and gate where the machine gives one, sized
 tmpfs, the disk watch) and as many times without (``HARNESS_LIMITS=off``, the setting that
-exists for this baseline only: no launcher, no control group), in turn so that the
-machine's load falls on both alike. Printed: each run's wall time, the medians and their
-ratio (issue 26's target: at most 1.05); a first, unmeasured run builds the demo's
-environment. Then the launcher's own start, measured alone: spawn to exit of ``true``
-behind it (no limit; with a control group per hierarchy, as a gate gets them) against
-``true`` alone, in an empty folder, the median of ``--starts``.
+exists for this baseline only: no launcher, no control group), in turn (each kind first
+every other time) so that the machine's load falls on both alike. Printed: each run's
+wall time, the medians and their ratio (issue 26's target: at most 1.05); a first,
+unmeasured run builds the demo's environment. Then the launcher's own start, measured
+alone: spawn to exit of ``true`` behind it (no limit; with a control group per
+hierarchy, as a gate gets them) against ``true`` alone, in an empty folder, the median
+of ``--starts``.
 """
 
 from __future__ import annotations
@@ -121,9 +122,11 @@ def main() -> None:
         demo_seconds(False)  # a first run builds the demo's environment: not measured
         with_limits: list[float] = []
         without: list[float] = []
-        for _ in range(args.runs):  # in turn: the load falls on both alike
-            with_limits.append(demo_seconds(True))
-            without.append(demo_seconds(False))
+        for run in range(args.runs):  # in turn, first one then the other: the load and
+            first = run % 2 == 0  # whatever a run leaves warm fall on both alike
+            seconds = {first: demo_seconds(first), not first: demo_seconds(not first)}
+            with_limits.append(seconds[True])
+            without.append(seconds[False])
         for line in [*report(with_limits, without), *launcher_starts(args.starts)]:
             print(line)
     finally:

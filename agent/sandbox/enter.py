@@ -8,7 +8,8 @@ spec turns the sandbox off). It
   (``--memory-mb``, ``--processes``, ``--cpus``) and runs the command inside it, itself
   staying out (so that emptying the group never kills the launcher);
 - sets ``RLIMIT_FSIZE`` (``--file-size-mb``) and ``RLIMIT_CORE`` 0 for everything below;
-- becomes a child subreaper, so every orphan of the command is its child;
+- becomes a child subreaper (``--subreaper``, without the sandbox), so every orphan of
+  the command is its child;
 - forwards SIGTERM, SIGINT and SIGHUP to the command, and treats its own parent's death
   as the end (the agent is gone: nobody will read the result);
 - watches while the command runs: OOM kills and refused forks in the group, the sandbox's
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import sys
 import time
 
@@ -37,6 +37,9 @@ else:  # a script under python -I -S: the harness's code is not on sys.path
     sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     from agent.sandbox import groups, tree_size
 
+signal = __import__("_signal")
+"""The signal module's C core: the module itself builds enums at import, 6 ms of every start
+(measured); the numbers and ``signal()`` are all this needs."""
 REPORT_VARIABLE = "HARNESS_LIMIT_REPORT"
 WATCH_S = 0.25
 """How often the group's events and the tmpfs mounts are looked at."""
@@ -44,7 +47,6 @@ DISK_EVERY_S = 10.0
 DISK_SCAN_S = 3.0
 """The time box of one walk of the work tree (a partial count can only prove it too big)."""
 _MB = 1 << 20
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _OPTIONS = {
     "--what": "what",
@@ -57,6 +59,7 @@ _OPTIONS = {
     "--tmpfs-mb": "tmpfs_mb",
     "--disk-max-kb": "disk_max_kb",
     "--disk-mb": "disk_mb",
+    "--subreaper": "subreaper",
 }
 
 
@@ -76,6 +79,9 @@ class Options:
         """The most the work tree may take (its size at the run's start and the budget)."""
         self.disk_mb: int | None = None
         """The budget itself, as the spec gives it (for the line)."""
+        self.subreaper = False
+        """Adopt the command's orphans (without a sandbox: bwrap's PID namespace already
+        keeps them in, so the sandboxed need not pay ctypes' 4 ms of start)."""
         self.command: list[str] = []
 
 
@@ -88,6 +94,9 @@ def parse(argv: list[str]) -> Options:
     options, at = Options(), 0
     while at < len(argv) and argv[at] != "--":
         name = argv[at]
+        if name == "--subreaper":
+            options.subreaper, at = True, at + 1
+            continue
         if name not in _OPTIONS or at + 1 >= len(argv):
             raise ValueError(f"unknown option or missing value: {name}")
         field, value = _OPTIONS[name], argv[at + 1]
@@ -172,8 +181,6 @@ class Launch:
                 self.status = status
 
     def forward(self, signum: int, _frame: object) -> None:
-        if os.getppid() != self.parent:
-            self.orphaned = True  # the agent is gone (PR_SET_PDEATHSIG)
         if not self.child:  # not started yet (0 would signal this whole process group)
             self.early = signum
             return
@@ -183,7 +190,11 @@ class Launch:
             pass  # already gone
 
     def watch(self) -> None:
-        """Look at the group's events and the tmpfs mounts (``hit`` says what ended it)."""
+        """Look at the agent, the group's events and the tmpfs mounts (``hit`` says what
+        ended it). The agent gone (this process reparented) is the end too: nobody will
+        read the result (polled: ``PR_SET_PDEATHSIG`` would cost ctypes at every start)."""
+        if os.getppid() != self.parent:
+            self.orphaned = True
         oom, refused = groups.limit_events(self.made)
         if oom:
             self.hit = self.hit or ("memory", "")
@@ -243,11 +254,11 @@ def _first_child(pid: int) -> int:
         return 0
 
 
-def _prctl(option: int, value: int) -> None:
+def _become_subreaper() -> None:
     import ctypes  # only here: 4 ms of the start
 
-    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
+    if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
 
 
 def _make_groups(options: Options, made: list[str]) -> None:
@@ -307,6 +318,7 @@ def _run(launch: Launch) -> None:
         import _thread  # not threading (10 ms): a walk must never hold up reaping or the end
 
         _thread.start_new_thread(_scan_every, (launch,))
+    launch.watch()  # the agent may have gone before the command started
     while not launch.over():
         waiter.poll(WATCH_S * 1000)
         launch.reap()
@@ -367,10 +379,8 @@ def main(argv: list[str]) -> int:
         return 2
     report = os.environ.pop(REPORT_VARIABLE, None)
     launch = Launch(options, [])
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != launch.parent:
-        return 1  # the agent ended before this could watch for it
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    if options.subreaper:
+        _become_subreaper()
     _set_rlimits(options)
     try:
         _make_groups(options, launch.made)

@@ -68,13 +68,15 @@ class Entry:
             python=launcher_python(),
         )
 
-    def argv(self, what: str, *, tmpfs: Sequence[str] = ()) -> list[str]:
+    def argv(self, what: str, *, tmpfs: Sequence[str] = (), subreaper: bool = False) -> list[str]:
         """The launcher in front of a ``what`` (``session``, ``gate``), up to its ``--``.
 
         ``tmpfs``: the sandbox's RAM-backed folders, as seen inside, to watch for filling
-        (none unsandboxed: the host's ``/tmp`` is not the session's)."""
+        (none unsandboxed: the host's ``/tmp`` is not the session's). ``subreaper``: the
+        command runs without the sandbox, whose PID namespace would keep its orphans in."""
         limits = self.limits
         argv = [str(self.python), "-I", "-S", "-c", _STUB, str(CODE_ROOT), "--what", what]
+        argv += ["--subreaper"] if subreaper else []
         for parent in self.parents:
             argv += ["--group", parent]
         asked = {
@@ -100,7 +102,7 @@ def bare_argv(what: str) -> list[str]:
     """The launcher with no limit: only its subreaper and its end (nothing outlives the
     command); for a command run where no agent gave limits (a replay without a wrap)."""
     python = str(launcher_python())
-    return [python, "-I", "-S", "-c", _STUB, str(CODE_ROOT), "--what", what, "--"]
+    return [python, "-I", "-S", "-c", _STUB, str(CODE_ROOT), "--what", what, "--subreaper", "--"]
 
 
 def machine_limits(

@@ -36,7 +36,7 @@ class LimitsWrap:
     ) -> list[str]:
         """``command`` behind the launcher; the work tree and an overlay view change
         nothing here (no sandbox binds them: the command runs where it is started)."""
-        return [*self.entry.argv("gate"), *command]
+        return [*self.entry.argv("gate", subreaper=True), *command]
 
 
 @contextlib.contextmanager
@@ -52,5 +52,5 @@ def private_folder() -> Iterator[Path]:
 def limits_only_cli(entry: Entry, private: Path) -> Path:
     """A wrapper in ``private`` that starts the bundled CLI behind the launcher."""
     wrapper = private / "claude"
-    write_wrapper(wrapper, [*entry.argv("session"), str(bundled_cli())])
+    write_wrapper(wrapper, [*entry.argv("session", subreaper=True), str(bundled_cli())])
     return wrapper

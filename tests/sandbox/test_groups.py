@@ -15,7 +15,7 @@ from common.schemas.limits import Limits
 
 V2 = {"memory.max", "memory.swap.max", "pids.max", "cpu.max", "cgroup.procs"}
 V1_MEMORY = {"memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "cgroup.procs"}
-V1_CPU = {"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.shares"}
+V1_CPU = {"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.cfs_burst_us", "cpu.shares"}
 
 
 def test_cgroup_v2_gets_memory_without_swap_processes_and_a_cpu_quota() -> None:
@@ -24,6 +24,10 @@ def test_cgroup_v2_gets_memory_without_swap_processes_and_a_cpu_quota() -> None:
         ("memory.swap.max", "0"),
         ("pids.max", "64"),
         ("cpu.max", "50000 100000"),
+    ]
+    assert groups.limit_writes(V2 | {"cpu.max.burst"}, None, None, 0.5) == [
+        ("cpu.max", "50000 100000"),
+        ("cpu.max.burst", "50000"),
     ]
 
 
@@ -34,6 +38,7 @@ def test_cgroup_v1_sets_memsw_after_the_memory_limit_and_the_period_before_the_q
         ("pids.max", "16"),
         ("cpu.cfs_period_us", "100000"),
         ("cpu.cfs_quota_us", "150000"),
+        ("cpu.cfs_burst_us", "150000"),
     ]
 
 

@@ -31,6 +31,7 @@ def test_the_entry_asks_each_group_only_the_limits_that_hold_here() -> None:
 
     assert argv[:6] == [str(PYTHON), "-I", "-S", "-c", argv[4], str(CODE_ROOT)]
     assert "from agent.sandbox.enter import main" in argv[4]
+    assert entry.argv("gate", subreaper=True)[6:9] == ["--what", "gate", "--subreaper"]
     assert argv[6:] == [
         "--what", "session",
         "--group", "/cg/memory/a/harness-1-x",
