@@ -23,11 +23,11 @@ def test_cgroup_v2_gets_memory_without_swap_processes_and_a_cpu_quota() -> None:
         ("memory.max", "268435456"),
         ("memory.swap.max", "0"),
         ("pids.max", "64"),
-        ("cpu.max", "50000 100000"),
+        ("cpu.max", "500000 1000000"),
     ]
     assert groups.limit_writes(V2 | {"cpu.max.burst"}, None, None, 0.5) == [
-        ("cpu.max", "50000 100000"),
-        ("cpu.max.burst", "50000"),
+        ("cpu.max", "500000 1000000"),
+        ("cpu.max.burst", "500000"),
     ]
 
 
@@ -36,9 +36,9 @@ def test_cgroup_v1_sets_memsw_after_the_memory_limit_and_the_period_before_the_q
         ("memory.limit_in_bytes", "1073741824"),
         ("memory.memsw.limit_in_bytes", "1073741824"),
         ("pids.max", "16"),
-        ("cpu.cfs_period_us", "100000"),
-        ("cpu.cfs_quota_us", "150000"),
-        ("cpu.cfs_burst_us", "150000"),
+        ("cpu.cfs_period_us", "1000000"),
+        ("cpu.cfs_quota_us", "1500000"),
+        ("cpu.cfs_burst_us", "1500000"),
     ]
 
 
@@ -48,7 +48,7 @@ def test_only_what_the_group_has_and_the_spec_asks_is_written() -> None:
     ]
     assert groups.limit_writes(V2, None, None, None) == []
     assert groups.limit_writes(set(), 1 << 20, 16, 1.0) == []
-    assert groups.limit_writes({"cpu.max"}, None, None, 0.001) == [("cpu.max", "1000 100000")]
+    assert groups.limit_writes({"cpu.max"}, None, None, 0.001) == [("cpu.max", "1000 1000000")]
 
 
 @pytest.mark.parametrize(
