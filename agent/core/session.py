@@ -45,6 +45,11 @@ from common.schemas.browser_check import BrowserCall
 from common.schemas.mcp_server import McpServer
 
 SESSION_TIMEOUT_S = 45 * 60
+MAX_MESSAGE_BYTES = 16 << 20
+"""The largest message the CLI may send (the SDK's default is 1 MiB): a tool call carries
+its whole input, so an honest ``Write`` of a 2 MB fixture ended the session with "JSON
+message exceeded maximum buffer size". The model's reports are bounded far below this
+(:mod:`agent.core.tools`); what a session writes is bounded by the limits."""
 OUT_OF_TURNS = "error_max_turns"
 """The result subtype of a session that reached ``max_turns``: an end, not an error."""
 
@@ -284,6 +289,7 @@ def _options(
         max_turns=config.max_turns,
         stderr=lambda line: log(f"[cli] {line.rstrip()}"),
         cli_path=config.cli_path,
+        max_buffer_size=MAX_MESSAGE_BYTES,
     )
 
 
