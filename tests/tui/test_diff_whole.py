@@ -154,10 +154,12 @@ async def test_the_review_shows_the_diff_first_and_folds_the_answer() -> None:
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
         body = list(screen.query_one("#review-body").children)
-        assert isinstance(body[1], DiffView)  # under the heading, before details and tests
+        assert isinstance(body[0], DiffView)  # first, before the details and the tests
         assert screen.folded and not screen.query_one("#review-answer").display
         fold = str(screen.query_one("#review-fold", Static).render())
         assert fold == "▸ Ctrl+Y approve · Ctrl+N reject (asks why) · typing opens the reason"
+        flag = "⚠textkit/core.pyline13:372characters,300ofthemspacesinarow"
+        assert flag in shown_lines(app) and payload_on_screen(app)  # as it opens, at 80×24
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert screen.query_one(DiffView).current_file == 0

@@ -46,7 +46,7 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+y", "approve", "Approve"),
         Binding("ctrl+n", "reject", "Reject"),
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Back to the dialog"),
         Binding("f1", "app.help", "Help"),
         *FILE_KEYS,
         *view_keys(both_cases=False),
@@ -56,7 +56,7 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     TAKES_REASON = True
     #: Whether the cursor starts in the reason field (screens with a list to pick from start there).
     FOCUS_REASON = True
-    #: The heading above the type's details.
+    #: The heading above the type's details (empty: none, the body starts with its own).
     HEADING = "Details"
 
     #: The checkpoint type's schema class this screen reviews.
@@ -89,7 +89,8 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
             question = printable_line(self.checkpoint.to_decide)
             yield Static(question, id="review-question", markup=False)
             with VerticalScroll(id="review-body"):
-                yield Static(self.HEADING, classes="heading", markup=False)
+                if self.HEADING:
+                    yield Static(self.HEADING, classes="heading", markup=False)
                 yield from self.compose_body()
             fold = Static(self._fold_text(reject), id="review-fold", markup=False)
             fold.display = self.folded

@@ -144,7 +144,7 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
     the outbound review held, a choice for each: ticked are committed (naming the person),
     the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
-    HEADING = "Implementation"
+    HEADING = ""  # the diff comes first, under its own DIFF heading
     MODEL = IssueClosureCheckpoint
 
     def compose_body(self) -> ComposeResult:
