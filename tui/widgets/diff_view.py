@@ -109,8 +109,11 @@ class DiffView(Vertical):
         ]
 
     def on_resize(self, event: events.Resize) -> None:
-        self._wide_line.update(self.wide_text(event.size.width))
-        self._wide_line.display = bool(self._wide_line.content)
+        """Say again what this width wraps (only when it changed: no layout loop)."""
+        said = self.wide_text(event.size.width)
+        if said != self._wide_line.content:
+            self._wide_line.update(said)
+            self._wide_line.display = bool(said)
 
     def wide_text(self, width: int) -> str:
         """``2 lines are wider than this view (68 columns): …`` (empty: none, no marks)."""
