@@ -39,28 +39,18 @@ _HUNK = re.compile(r"^(@@+) (?P<ranges>.*?) @@+")
 _RANGE = re.compile(r"([-+])(\d+)(?:,(\d+))?")
 
 
-def is_blank(char: str) -> bool:
-    """Whether ``char`` shows as blank space (a line break never occurs inside a line)."""
-    return char.isspace() or char == "\u2800"
+#: A run of blanks as long as the shortest one marked (``\s``: every Unicode space).
+_RUN = re.compile(rf"[\s\u2800]{{{BLANK_RUN},}}")
 
 
 def marked_runs(content: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` of each run of blanks in one line's ``content`` long enough
     to hide what follows it: see the module's rules."""
-    runs: list[tuple[int, int]] = []
-    at = 0
-    size = len(content)
-    while at < size:
-        if not is_blank(content[at]):
-            at += 1
-            continue
-        end = at
-        while end < size and is_blank(content[end]):
-            end += 1
-        if end - at >= (INDENT_RUN if at == 0 else BLANK_RUN):
-            runs.append((at, end))
-        at = end
-    return runs
+    return [
+        match.span()
+        for match in _RUN.finditer(content)
+        if match.start() > 0 or match.end() >= INDENT_RUN
+    ]
 
 
 def run_of(run: str) -> Literal["spaces", "tabs", "blanks"]:
