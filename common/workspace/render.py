@@ -15,6 +15,7 @@ import textwrap
 
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable, printable_line
+from common.workspace.diff_text import flag_lines
 from common.workspace.kinds import kind_of
 from common.workspace.kinds.lines import (
     flagged_lines,
@@ -77,9 +78,12 @@ def cli_hints(checkpoint: Checkpoint, agent: str) -> list[str]:
     return lines
 
 
-def context_lines(checkpoint: Checkpoint) -> list[str]:
-    """The context-specific details of one checkpoint (its type's own lines)."""
-    return kind_of(checkpoint).context_lines(checkpoint)
+def context_lines(checkpoint: Checkpoint, *, diff_flags: bool = True) -> list[str]:
+    """The context-specific details of one checkpoint (its type's own lines), then the
+    lines of its diff to read whole, in the harness's words (``diff_flags``: the TUI says
+    them above the diff itself instead)."""
+    lines = kind_of(checkpoint).context_lines(checkpoint)
+    return [*lines, *flag_lines(checkpoint)] if diff_flags else lines
 
 
 def _box(approved: str, rejected: str) -> list[str]:

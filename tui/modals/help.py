@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from tui import labels
-from tui.help_text import CHECKPOINTS, PHASES
+from tui.help_text import CHECKPOINTS, DIFF, PHASES
 
 #: Keys every screen has, which its own bindings do not list.
 APP_KEYS = (
@@ -40,7 +41,9 @@ def key_lines(screen: Screen[object]) -> list[tuple[str, str]]:
         if not isinstance(active.node, Screen) or binding.action in TEXTUAL_SCREEN_ACTIONS:
             continue  # a list's arrows, Tab and copy are not this screen's own keys
         if binding.description and binding.action not in ("app.quit", "quit", "help", "app.help"):
-            found.setdefault(binding.tooltip or binding.description, []).append(key)
+            # ``]`` for ``right_square_bracket``: a punctuation key by its character.
+            shown = format_key(key) if "_" in key else key
+            found.setdefault(binding.tooltip or binding.description, []).append(shown)
     return [(", ".join(keys), description) for description, keys in found.items()]
 
 
@@ -49,6 +52,11 @@ def help_text(screen: Screen[object]) -> Content:
     parts: list[Content] = [Content.styled("Keys on this screen", "bold $accent")]
     for keys, description in [*key_lines(screen), *APP_KEYS]:
         parts.append(Content.assemble((f"  {keys:<16}", "bold"), description))
+    parts += [
+        Content(""),
+        Content.styled("Reading a diff (dialog, review, full screen)", "bold $accent"),
+    ]
+    parts += [Content.assemble((f"  {keys:<16}", "bold"), text) for keys, text in DIFF]
     parts += [Content(""), Content.styled("Phases (in order)", "bold $accent")]
     for phase, text in PHASES.items():
         parts.append(Content.assemble((f"  {labels.phase(phase):<22}", "bold"), text))

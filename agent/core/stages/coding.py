@@ -457,6 +457,7 @@ async def issue_closure(run: Run, seat: Seat | None = None) -> None:
                 diff=shown.text,
                 diff_range=span,
                 diff_cut_at=shown.cut_at,
+                diff_long_lines=shown.long_lines,
                 test_run=work.tests,
                 model_summary=work.done_summary or "",
                 gate_refusals=work.gate_refusals,

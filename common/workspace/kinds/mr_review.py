@@ -32,7 +32,13 @@ class MrReviewKind(KindRules[MrReviewCheckpoint]):
         excerpt = checkpoint.context.diff
         if excerpt is None:
             return None
-        return CarriedDiff(excerpt.stat, excerpt.text, excerpt.cut_at, f"git diff {excerpt.range}")
+        return CarriedDiff(
+            excerpt.stat,
+            excerpt.text,
+            excerpt.cut_at,
+            f"git diff {excerpt.range}",
+            excerpt.long_lines,
+        )
 
 
 KIND = MrReviewKind(MrReviewCheckpoint)
