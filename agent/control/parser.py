@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Protocol
 
+from agent.control.parse_errors import OneLineParser
 from common import help_text
 
 CONTROL = "agent.control"
@@ -38,9 +39,7 @@ def line_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser; each command's ``command`` default is the ``module:function`` to run."""
-    parser = argparse.ArgumentParser(
-        prog="harness", description=help_text.plain(PROGRAM_DESCRIPTION)
-    )
+    parser = OneLineParser(prog="harness", description=help_text.plain(PROGRAM_DESCRIPTION))
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
     def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
