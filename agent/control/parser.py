@@ -126,7 +126,8 @@ def _run_commands(add: Add) -> None:
 def _agent_commands(add: Add) -> None:
     """Watching and steering agents: ``list``, ``status``, ``stop``, ``remove``, ``logs``,
     ``auto-accept``."""
-    add("list", "agent_commands:cmd_list", "list agents")
+    listing = add("list", "agent_commands:cmd_list", "list agents")
+    listing.add_argument("--json", action="store_true", help="the agents as JSON")
     add(
         "metrics",
         "metrics_command:cmd_metrics",
@@ -138,6 +139,7 @@ def _agent_commands(add: Add) -> None:
         "show one agent (without AGENT: every agent and their total)",
     )
     status.add_argument("agent", nargs="?")
+    status.add_argument("--json", action="store_true", help="the agent(s) as JSON")
     stop = add("stop", "agent_commands:cmd_stop", "stop an agent (harness resume continues it)")
     stop.add_argument("agent")
     remove = add(

@@ -59,6 +59,8 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     closed, total = sum(issue.state == "closed" for issue in issues), len(issues)
     about = issue_of(checkpoint.root) if pending is not None and checkpoint is not None else None
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
+    if status is AgentStatus.FAILED and not reason and state is not None and state.failure:
+        reason = state.failure  # an exit file without its reason: the state has it
     if problems:
         status, reason = AgentStatus.FAILED, problems[0]
     return AgentInfo(

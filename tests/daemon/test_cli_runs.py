@@ -120,7 +120,15 @@ async def test_a_failed_spec_is_refused_then_resumed_or_run_fresh(
     assert [row.split()[:3] for row in rows] == [
         ["agent_1", "running", "continuing"],
         ["agent_2", "failed", "failed"],
+        ["↳", "broke"],
     ]
+    as_json = json.loads((await harness("list", "--json")).stdout)
+    assert [(a["name"], a["status"], a["reason"]) for a in as_json] == [
+        ("agent_1", "running", ""),
+        ("agent_2", "failed", "broke"),
+    ]
+    one = json.loads((await harness("status", "agent_2", "--json")).stdout)
+    assert (one["name"], one["exit_state"], one["reason"]) == ("agent_2", "failed", "broke")
 
 
 async def test_remove_finished_clears_the_ended_agents_only(
