@@ -85,7 +85,7 @@ async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
             f"HARNESS_HOME={home} harness approve agent_1 (or its TUI)"
         )
         try:
-            code = await start_agents([spec], wait=True)
+            code = await start_agents([spec], wait=True, detached=False)
         finally:
             await _stop_private_daemon()
         print(_demo_summary(spec))
