@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.control.parser import build_parser
 from agent.control.printable_output import printable_output
-from agent.daemon.procs import started_at
+from agent.daemon.procs import started_by
 from common.errors import HarnessError
 from common.secrets import hide_secrets_from_proc
 from common.untrusted_text import error_line
@@ -34,8 +34,9 @@ __all__ = ["build_parser", "load_command", "main"]
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``harness`` console script."""
     # An answer without --checkpoint decides only what was waiting when the command began:
-    # for a real start that is the process's start (its re-exec keeps it).
-    started = (started_at(os.getpid()) if argv is None else None) or datetime.now(UTC)
+    # for a real start that is the process's start (its re-exec keeps it), at the latest
+    # instant /proc's clock ticks allow (never a checkpoint on screen before it refused).
+    started = (started_by(os.getpid()) if argv is None else None) or datetime.now(UTC)
     if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
         try:
             argv = hide_secrets_from_proc(sys.argv)[1:]

@@ -95,6 +95,20 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     )
 
 
+def ended_line(info: AgentInfo) -> str:
+    """What an answer to an ended agent is told: it has ended, how, and what continues it.
+
+    Why: the file of its last checkpoint is still there, so the answer was refused with
+    that file's words ("no longer current (now mr_review-6)"), which say nothing of the
+    agent having ended.
+    """
+    how = info.status.value + (f": {info.reason}" if info.reason else "")
+    line = f"{info.name} has ended ({how}): nothing waits for a decision"
+    if info.status is AgentStatus.DONE:
+        return line
+    return f"{line}; `harness resume {info.name}` continues it"
+
+
 def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
     """The seed's exit state: only a finished agent is complete, partial, failed or broken.
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.daemon.agent_view import build_agent_info
+from agent.daemon.agent_view import build_agent_info, ended_line
 from agent.daemon.peer_rules import AgentProcess
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
@@ -333,10 +333,14 @@ class Supervisor:
             The agent's name and the checkpoint as decided.
 
         Raises:
+            DaemonError: the agent has ended (done, failed or stopped): its last
+                checkpoint's file is no question to anyone.
             CheckpointError: nothing waits, it was decided already, or the choice does
                 not fit the checkpoint.
         """
         record = self._registry.resolve(request.agent)
+        if not self._is_alive(record):
+            raise DaemonError(ended_line(self._refresh_one(record.name)))
         decided = await asyncio.to_thread(
             answers.decide,
             record.workspace,

@@ -138,7 +138,7 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
         assert "IF APPROVED:" in shown.stdout and "IF REJECTED:" in shown.stdout
         if isinstance(pending, SpecToIssuesCheckpoint) and not rejected_once:
             done = harness("reject", "agent_1", "--reason", "one issue per feature, please")
-            assert done.stdout.strip() == "agent_1: spec_to_issues rejected"
+            assert done.stdout.strip() == f"agent_1: spec_to_issues ({pending.id}) rejected"
             rejected_once = True
             again = await pending_in(files)
             assert isinstance(again, SpecToIssuesCheckpoint)
