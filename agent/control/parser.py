@@ -174,7 +174,7 @@ def _agent_commands(add: Add) -> None:
 
 
 def _checkpoint_commands(add: Add) -> None:
-    """Answering: ``checkpoint``, ``approve``, ``reject``."""
+    """Answering: ``checkpoint``, ``mr``, ``approve``, ``reject``."""
     checkpoint = add(
         "checkpoint",
         "checkpoint_commands:cmd_checkpoint",
@@ -188,6 +188,12 @@ def _checkpoint_commands(add: Add) -> None:
         help="add the unified diff (issue_closure, enrichment_scope…), escaped",
     )
     shown.add_argument("--json", action="store_true", help="the checkpoint as JSON")
+    mr = add(
+        "mr",
+        "mr_command:cmd_mr",
+        "show the agent's merge request (file mode: its description and where it is stored)",
+    )
+    mr.add_argument("agent")
     approve = add("approve", "answer_commands:cmd_approve", "approve the waiting checkpoint")
     approve.add_argument("agent")
     approve.add_argument(
