@@ -23,6 +23,11 @@ Every error is one line on stderr and a non-zero exit status.
 """
 
 
+#: The commands that start agents, the daemon or the TUI: they read ``.env`` as
+#: ``start.sh`` does (:mod:`common.env_file`), so its credentials reach the agents.
+READS_ENV = frozenset({"run", "resume", "demo", "web", "eval", "daemon"})
+
+
 def line_count(text: str) -> int:
     """``harness logs -n``'s value: a whole number of lines, 0 or more.
 
@@ -44,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
         child = sub.add_parser(name, help=help_text, description=help_text)
-        child.set_defaults(command=f"{CONTROL}.{target}")
+        child.set_defaults(command=f"{CONTROL}.{target}", reads_env=name in READS_ENV)
         return child
 
     _run_commands(add)
