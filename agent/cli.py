@@ -78,6 +78,7 @@ from common.secrets import (
 from common.telemetry import take_telemetry, telemetry_in, without_telemetry
 from common.workspace import special_files
 from common.workspace.setup import load_info
+from common.workspace.stop_note import stop_reason
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")
@@ -523,7 +524,8 @@ async def _supervised(
             telemetry=telemetry,
         )
     except asyncio.CancelledError:
-        return "stopped", "stopped by signal"
+        # Who asked, when the daemon said so (harness stop, the TUI): "stopped by cli:alice".
+        return "stopped", stop_reason(files.root, os.getpid())
     except HarnessError as e:
         return "failed", str(e)
 

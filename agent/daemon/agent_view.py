@@ -28,6 +28,7 @@ from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace.checkpoint_issue import issue_of
+from common.workspace.stop_note import BY_SIGNAL
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 log = logging.getLogger(__name__)
@@ -175,8 +176,9 @@ def _status(
         return (AgentStatus.WAITING if pending else AgentStatus.RUNNING), ""
     if exited is not None:
         if exited.outcome == "stopped" and record.stopped_by_user:
-            # The agent only saw a signal; the daemon knows a person sent it.
-            return AgentStatus.STOPPED, STOPPED_BY_USER
+            # The daemon knows a person sent the signal; the agent names them when told.
+            named = exited.reason.startswith("stopped by ") and exited.reason != BY_SIGNAL
+            return AgentStatus.STOPPED, exited.reason if named else STOPPED_BY_USER
         return AgentStatus(exited.outcome), exited.reason
     if record.stopped_by_user:
         return AgentStatus.STOPPED, STOPPED_BY_USER
