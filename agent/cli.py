@@ -104,6 +104,19 @@ class ModelAccess:
     entrance when sessions run at once (issues in parallel)."""
 
 
+def embedded_name(playbook: Path | None) -> str:
+    """How the log names the embedded model: by the playbook it plays (the CLI would
+    call it by its default Claude model's name, ``claude-opus-…``)."""
+    demos = DEMO_PLAYBOOK.parent
+    if playbook is None or playbook == DEMO_PLAYBOOK:
+        played = "the demo playbook"
+    elif playbook.is_relative_to(demos):
+        played = f"the {playbook.parent.name} demo playbook"
+    else:
+        played = f"playbook {playbook.parent.name}/{playbook.name}"
+    return f"embedded model playing {played}"
+
+
 def playbook_refusal(playbook: Path) -> SpecRefusal:
     """The embedded model works only on the specs its playbook plays (the demo's: the demo).
 
@@ -345,6 +358,7 @@ async def _run(
             model=access.model,
             env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            model_name=embedded_name(info.spec.playbook) if info.spec.uses_local_model else None,
             meter=access.meter,
             cli_path=launch.cli_path,
             # Issues in parallel: each session reaches the model by an entrance of its own,

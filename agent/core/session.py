@@ -75,6 +75,10 @@ class SessionConfig:
     local_model: bool = False
     """The embedded playbook model answers: its sessions cost nothing (the CLI would
     price them as the Claude model it names)."""
+    model_name: str | None = None
+    """What the log calls the model (the embedded one: its playbook, "the demo
+    playbook"); ``None``: the name the CLI reports, which for the embedded model is the
+    CLI's default Claude model, one it never was."""
     cli_path: Path | None = None
     """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), or
     ``None`` for the SDK's bundled CLI, unsandboxed."""
@@ -248,7 +252,7 @@ async def _run_session(
         async with asyncio.timeout(SESSION_TIMEOUT_S), ClaudeSDKClient(options=options) as client:
             await client.query(prompt)
             async for message in client.receive_response():
-                _log_message(log, message)
+                _log_message(log, message, config.model_name)
                 trace_session.message(message)
                 browser.see(message)
                 if isinstance(message, SystemMessage) and message.subtype == "init":
@@ -307,7 +311,13 @@ def session_figures(
     )
 
 
-def _log_message(log: AgentLog, message: Any) -> None:
+def init_line(reported: object, model_name: str | None) -> str:
+    """The session's first log line: the model by ``model_name`` when the harness knows
+    better than the CLI (the embedded model), else as the CLI ``reported`` it."""
+    return f"[system] session initialised ({model_name or reported or '?'})"
+
+
+def _log_message(log: AgentLog, message: Any, model_name: str | None = None) -> None:
     """One readable line (or a few) per SDK message."""
     if isinstance(message, AssistantMessage):
         for block in message.content:
@@ -323,7 +333,7 @@ def _log_message(log: AgentLog, message: Any) -> None:
                 mark = "error" if block.is_error else "ok"
                 log.model(_short(_text(block.content)), f"[result:{mark}]")
     elif isinstance(message, SystemMessage) and message.subtype == "init":
-        log(f"[system] session initialised ({message.data.get('model', '?')})")
+        log(init_line(message.data.get("model"), model_name))
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:

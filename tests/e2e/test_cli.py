@@ -186,8 +186,11 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
     milestone = read_model(files.milestone, FileMilestone)
     assert [issue.state for issue in milestone.issues] == ["closed"] * 3
     assert milestone.merge_request is not None
-    logs = harness("logs", "agent_1")
+    logs = harness("logs", "agent_1", "-n", "100000")
     assert "phase → done" in logs.stdout
+    # The embedded model is named by its playbook, never as the CLI's default Claude model.
+    assert "session initialised (embedded model playing the demo playbook)" in logs.stdout
+    assert "claude-opus" not in logs.stdout
 
 
 @pytest.mark.slow
