@@ -44,7 +44,7 @@ from agent.core.session import SessionConfig
 from agent.core.trace import trace_path, tracing
 from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
-from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
+from agent.model.playbook import DEMO_PLAYBOOK, IGNORES_FEEDBACK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
 from agent.sandbox.protected import ProtectedPlaces
 from agent.tracker.base import IssueTracker
@@ -404,6 +404,8 @@ async def _run(
             # Each gate sees the work tree as an overlay where the kernel allows one.
             gate_overlays=launch.sandbox is not None and launch.sandbox.overlays,
         )
+        if info.spec.uses_local_model:  # a rejection's feedback changes none of its answers
+            run.desk.feedback_note = IGNORES_FEEDBACK
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
         network_access.apply(run.sessions, info.spec, state, run.host_access)
         return await run_to_end(run)
