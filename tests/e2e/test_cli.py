@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
+from agent.model.playbook import IGNORES_FEEDBACK
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType, SpecToIssuesCheckpoint
@@ -198,7 +199,9 @@ async def test_auto_accept_switched_on_while_waiting_applies_from_the_next_check
     daemon_home: Path,
 ) -> None:
     demo_dir = Path(tempfile.mkdtemp(prefix="ha", dir="/tmp")) / "demo"
-    assert harness("demo", "--dir", str(demo_dir)).returncode == 0
+    started = harness("demo", "--dir", str(demo_dir))
+    assert started.returncode == 0, started.stderr
+    assert f"note: {IGNORES_FEEDBACK}\n" in started.stdout  # the demo says it first
     files = WorkspaceFiles(next((demo_dir / "textkit" / ".claude-agent").iterdir()))
     first = await pending_in(files)
     assert " HITL " in harness("list").stdout
