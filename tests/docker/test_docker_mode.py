@@ -130,6 +130,7 @@ async def test_demos_reach_done_side_by_side_as_their_users(
         await asyncio.create_subprocess_exec(
             *user.prefix,
             str(REPO_ROOT / "start.sh"),
+            "--docker",
             "--demo",
             "--auto-accept",
             "--wait",
@@ -242,7 +243,7 @@ async def open_checkpoint(tmux: Tmux, session: str, dialog: str, what: str) -> N
 
 async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) -> None:
     started = time.monotonic()
-    tmux.start("main", invoker, "./start.sh --demo")
+    tmux.start("main", invoker, "./start.sh --docker --demo")
     dialog = "HITL CHECKPOINT: PROJECT VERIFICATION"
     await open_checkpoint(tmux, "main", dialog, "the first checkpoint in the TUI")
     print(f"./start.sh --demo to the first dialog: {time.monotonic() - started:.1f} s")
