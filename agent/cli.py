@@ -38,9 +38,10 @@ from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
 from agent.core.policy import PolicyContext, audit
 from agent.core.research import RESEARCH_VARIABLES, ResearchConfig
 from agent.core.runner import run_to_end
-from agent.core.sandboxing import check_sandbox, session_launch
+from agent.core.sandboxing import SessionLaunch, check_sandbox, disk_baseline, session_launch
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
+from agent.core.session_limits import SessionLimits
 from agent.core.trace import trace_path, tracing
 from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
@@ -269,6 +270,11 @@ async def run_agent(
         if layout != state.sandbox_layout:
             state = state.model_validate({**state.model_dump(), "sandbox_layout": layout})
             write_model(files.state, state)
+    if state.disk_baseline is None and info.spec.limits.disk_mb is not None:
+        # Once, at the run's first start: the disk budget counts from the project's size then.
+        baseline = await asyncio.to_thread(disk_baseline, info.spec.project_dir, log)
+        state = state.model_validate({**state.model_dump(), "disk_baseline": baseline})
+        write_model(files.state, state)
     hidden = [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
     secrecy = Secrecy(files, [*hidden, *(research.secrets() if research else [])])
     log.redact_with(secrecy.text)
@@ -347,6 +353,7 @@ async def _run(
             state.sandbox_layout,
             places,
             on_host_refusal=functools.partial(audit.record_host_refusal, files),
+            baseline_kb=state.disk_baseline.kb if state.disk_baseline else None,
         ) as launch,
     ):
         if launch.sandbox is not None:
@@ -361,6 +368,8 @@ async def _run(
             model_name=embedded_name(info.spec.playbook) if info.spec.uses_local_model else None,
             meter=access.meter,
             cli_path=launch.cli_path,
+            sandboxed=launch.sandboxed,
+            limits=session_limits(launch, state),
             # Issues in parallel: each session reaches the model by an entrance of its own,
             # in a sandbox bound to its work tree (a slot's worktree).
             entrance=(
@@ -406,9 +415,21 @@ async def _run(
         )
         if info.spec.uses_local_model:  # a rejection's feedback changes none of its answers
             run.desk.feedback_note = IGNORES_FEEDBACK
+        with run.store.editing() as recorded:  # what holds here: for the person to see
+            recorded.machine_limits = launch.machine
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
         network_access.apply(run.sessions, info.spec, state, run.host_access)
         return await run_to_end(run)
+
+
+def session_limits(launch: SessionLaunch, state: AgentState) -> SessionLimits | None:
+    """Where each session's launcher reports a limit, and since when the run's files
+    count (``None``: no launcher in front of the sessions)."""
+    if launch.limit_reports is None:
+        return None
+    baseline = state.disk_baseline
+    since = int(baseline.at.timestamp() * 1e9) if baseline is not None else None
+    return SessionLimits(launch.limit_reports, since)
 
 
 def session_environment(environ: Mapping[str, str]) -> dict[str, str]:

@@ -17,7 +17,11 @@ from agent.control.slot_lines import status_lines
 from agent.core import security_counts
 from agent.core.policy.audit import read_counts, status_line
 from agent.daemon.client import DaemonClient
+from common.atomic import read_model_or_none
+from common.errors import StateFileError
 from common.paths import WorkspaceFiles
+from common.schemas.agent_state import AgentState
+from common.schemas.limits import MachineLimits
 from common.untrusted_text import printable_line
 
 
@@ -53,4 +57,24 @@ async def cmd_status(args: argparse.Namespace) -> int:
     workspace = WorkspaceFiles(info.workspace)
     print(f"  {status_line(read_counts(workspace))}")
     print(f"  secrets:   {security_counts.read(workspace).redactions} redactions")
+    for line in limit_lines(_machine_limits(workspace)):
+        print(line)
     return 0
+
+
+def limit_lines(machine: MachineLimits | None) -> list[str]:
+    """Which limits hold where the agent last started, and which could not be set (pure)."""
+    if machine is None:
+        return ["  limits:    not measured yet (the agent records them at its start)"]
+    lines = [f"  limits:    {line}" for line in machine.held]
+    lines += [f"  not set:   {line}" for line in machine.not_set]
+    return lines
+
+
+def _machine_limits(workspace: WorkspaceFiles) -> MachineLimits | None:
+    """The start's probe, as the agent recorded it in its state (``None``: not yet)."""
+    try:
+        state = read_model_or_none(workspace.state, AgentState)
+    except StateFileError:
+        return None  # an unreadable state is the agent's to report, not the status's
+    return state.machine_limits if state is not None else None

@@ -20,6 +20,7 @@ from agent.core import (
     integrity,
     model_words,
     prompts,
+    session_limits,
     trace,
     unapplied,
 )
@@ -238,7 +239,9 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         tests=tests,
         refusal=refusal,
         regression=regression,
-        feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
+        feedback=None
+        if accepted
+        else _limit_first(result.limit, _refusal_feedback(reports, shas, blocking, tests, checks)),
         tested_tree=gated.tested,
         gate_findings=gated.findings,
         gate_ignored=gated.ignored,
@@ -586,6 +589,11 @@ def _refusal_feedback(
         tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
+
+
+def _limit_first(limit: str | None, feedback: str) -> str:
+    """The refusal, after the limit the harness ended the session at (if it did)."""
+    return feedback if limit is None else f"{session_limits.feedback(limit)}\n{feedback}"
 
 
 def _kept_out_block(kept_out: list[str]) -> str:
