@@ -37,7 +37,9 @@ async def cmd_status(args: argparse.Namespace) -> int:
         return 0
     info = await agent_info(args.agent)
     if args.json:
-        print(dumps(agent_json(info)))
+        machine = _machine_limits(WorkspaceFiles(info.workspace))
+        limits = machine.model_dump(mode="json") if machine is not None else None
+        print(dumps({**agent_json(info), "machine_limits": limits}))
         return 0
     print(one_line(info))
     print(f"  spec:      {info.spec_file}")

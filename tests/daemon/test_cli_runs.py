@@ -129,6 +129,7 @@ async def test_a_failed_spec_is_refused_then_resumed_or_run_fresh(
     ]
     one = json.loads((await harness("status", "agent_2", "--json")).stdout)
     assert (one["name"], one["exit_state"], one["reason"]) == ("agent_2", "failed", "broke")
+    assert one["machine_limits"] is None  # the fake agent records none
 
 
 async def test_remove_finished_clears_the_ended_agents_only(
