@@ -45,7 +45,7 @@ from agent.core.session_limits import SessionLimits
 from agent.core.trace import trace_path, tracing
 from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
-from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
+from agent.model.playbook import DEMO_PLAYBOOK, IGNORES_FEEDBACK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
 from agent.sandbox.protected import ProtectedPlaces
 from agent.tracker.base import IssueTracker
@@ -79,6 +79,7 @@ from common.secrets import (
 from common.telemetry import take_telemetry, telemetry_in, without_telemetry
 from common.workspace import special_files
 from common.workspace.setup import load_info
+from common.workspace.stop_note import stop_reason
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")
@@ -102,6 +103,19 @@ class ModelAccess:
     proxy: ModelProxy
     """The proxy the sessions reach the model through: it serves each session's own
     entrance when sessions run at once (issues in parallel)."""
+
+
+def embedded_name(playbook: Path | None) -> str:
+    """How the log names the embedded model: by the playbook it plays (the CLI would
+    call it by its default Claude model's name, ``claude-opus-…``)."""
+    demos = DEMO_PLAYBOOK.parent
+    if playbook is None or playbook == DEMO_PLAYBOOK:
+        played = "the demo playbook"
+    elif playbook.is_relative_to(demos):
+        played = f"the {playbook.parent.name} demo playbook"
+    else:
+        played = f"playbook {playbook.parent.name}/{playbook.name}"
+    return f"embedded model playing {played}"
 
 
 def playbook_refusal(playbook: Path) -> SpecRefusal:
@@ -351,6 +365,7 @@ async def _run(
             model=access.model,
             env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            model_name=embedded_name(info.spec.playbook) if info.spec.uses_local_model else None,
             meter=access.meter,
             cli_path=launch.cli_path,
             sandboxed=launch.sandboxed,
@@ -398,6 +413,8 @@ async def _run(
             # Each gate sees the work tree as an overlay where the kernel allows one.
             gate_overlays=launch.sandbox is not None and launch.sandbox.overlays,
         )
+        if info.spec.uses_local_model:  # a rejection's feedback changes none of its answers
+            run.desk.feedback_note = IGNORES_FEEDBACK
         with run.store.editing() as recorded:  # what holds here: for the person to see
             recorded.machine_limits = launch.machine
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
@@ -544,7 +561,8 @@ async def _supervised(
             telemetry=telemetry,
         )
     except asyncio.CancelledError:
-        return "stopped", "stopped by signal"
+        # Who asked, when the daemon said so (harness stop, the TUI): "stopped by cli:alice".
+        return "stopped", stop_reason(files.root, os.getpid())
     except HarnessError as e:
         return "failed", str(e)
 

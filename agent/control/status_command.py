@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from agent.control.agent_info import agent_info
 from agent.control.agent_lines import exit_text, one_line, progress, status_table
+from agent.control.json_output import agent_json, dumps, status_json
 from agent.control.slot_lines import status_lines
 from agent.core import security_counts
 from agent.core.policy.audit import read_counts, status_line
@@ -28,10 +29,18 @@ async def cmd_status(args: argparse.Namespace) -> int:
     if args.agent is None:
         async with DaemonClient.connect() as client:
             agents = await client.list_agents()
+        if args.json:
+            print(dumps(status_json(agents)))
+            return 0
         for line in status_table(agents):
             print(line)
         return 0
     info = await agent_info(args.agent)
+    if args.json:
+        machine = _machine_limits(WorkspaceFiles(info.workspace))
+        limits = machine.model_dump(mode="json") if machine is not None else None
+        print(dumps({**agent_json(info), "machine_limits": limits}))
+        return 0
     print(one_line(info))
     print(f"  spec:      {info.spec_file}")
     print(f"  project:   {info.project_dir}")

@@ -70,6 +70,10 @@ class SessionConfig:
     local_model: bool = False
     """The embedded playbook model answers: its sessions cost nothing (the CLI would
     price them as the Claude model it names)."""
+    model_name: str | None = None
+    """What the log calls the model (the embedded one: its playbook, "the demo
+    playbook"); ``None``: the name the CLI reports, which for the embedded model is the
+    CLI's default Claude model, one it never was."""
     cli_path: Path | None = None
     """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), the
     launcher's in front of the bundled CLI (unsandboxed, :mod:`agent.sandbox.unsandboxed`),
@@ -222,7 +226,7 @@ async def _run_session(
     result: ResultMessage | None = None
     failure: SessionError | None = None
     try:
-        result = await _converse(label, prompt, options, reports, log, browser)
+        result = await _converse(label, prompt, options, reports, log, browser, config.model_name)
     except TimeoutError as e:
         failure = SessionError(f"session {label} timed out after {SESSION_TIMEOUT_S} s")
         failure.__cause__ = e
@@ -300,14 +304,16 @@ async def _converse(
     reports: SessionReports,
     log: AgentLog,
     browser: BrowserRecorder,
+    model_name: str | None = None,
 ) -> ResultMessage | None:
-    """The session itself: the prompt, then every message until the result."""
+    """The session itself: the prompt, then every message until the result (the model
+    named ``model_name`` in the log, when the harness knows better than the CLI)."""
     surface = reports.surface
     result: ResultMessage | None = None
     async with asyncio.timeout(SESSION_TIMEOUT_S), ClaudeSDKClient(options=options) as client:
         await client.query(prompt)
         async for message in client.receive_response():
-            log_message(log, message)
+            log_message(log, message, model_name)
             trace_session.message(message)
             browser.see(message)
             if isinstance(message, SystemMessage) and message.subtype == "init":

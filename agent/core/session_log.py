@@ -27,8 +27,14 @@ _PREVIEW = 300
 _ASCII_BLANKS = re.compile("[ \t\n\r\f\v]+")
 
 
-def log_message(log: AgentLog, message: Any) -> None:
-    """One readable line (or a few) per SDK message."""
+def init_line(reported: object, model_name: str | None) -> str:
+    """The session's first log line: the model by ``model_name`` when the harness knows
+    better than the CLI (the embedded model), else as the CLI ``reported`` it."""
+    return f"[system] session initialised ({model_name or reported or '?'})"
+
+
+def log_message(log: AgentLog, message: Any, model_name: str | None = None) -> None:
+    """One readable line (or a few) per SDK message; ``model_name``: see :func:`init_line`."""
     if isinstance(message, AssistantMessage):
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
@@ -43,7 +49,7 @@ def log_message(log: AgentLog, message: Any) -> None:
                 mark = "error" if block.is_error else "ok"
                 log.model(_short(_text(block.content)), f"[result:{mark}]")
     elif isinstance(message, SystemMessage) and message.subtype == "init":
-        log(f"[system] session initialised ({message.data.get('model', '?')})")
+        log(init_line(message.data.get("model"), model_name))
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:
