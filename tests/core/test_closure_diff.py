@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agent.core.stages import coding
+from agent.core.stages import closure as closure_stage
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import IssueClosureCheckpoint
 from common.schemas.issue_work import IssueWork
@@ -33,7 +33,7 @@ async def test_code_marked_binary_by_the_model_is_shown_at_issue_closure(tmp_pat
         state.phase = Phase.ISSUE_CLOSURE
         state.issue = IssueWork(iid=1, commits=[first, last])
 
-    closure = asyncio.create_task(coding.issue_closure(run))
+    closure = asyncio.create_task(closure_stage.issue_closure(run))
     try:
         for _ in range(200):
             shown = checkpoints.current(run.files)
@@ -68,7 +68,7 @@ async def test_the_closure_counts_padded_lines_over_the_whole_diff(tmp_path: Pat
         state.phase = Phase.ISSUE_CLOSURE
         state.issue = IssueWork(iid=1, commits=[last])
 
-    closure = asyncio.create_task(coding.issue_closure(run))
+    closure = asyncio.create_task(closure_stage.issue_closure(run))
     try:
         for _ in range(200):
             shown = checkpoints.current(run.files)
