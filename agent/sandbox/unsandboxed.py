@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.sandbox.launcher import bundled_cli, write_wrapper
 from agent.sandbox.limits import Entry
 from agent.sandbox.protected import PRIVATE_PREFIX
+from agent.sandbox.session_plan import bundled_cli, write_wrapper
 
 
 @dataclass(frozen=True)
