@@ -184,8 +184,26 @@ def run_probe(probe: list[dict[str, Any]], told: str, **extra: Any) -> Workspace
     return files
 
 
-def assert_nothing_left(files: WorkspaceFiles) -> None:
-    """The daemon still answers; no process of the run and no control group is left."""
+def harness_groups() -> set[Path]:
+    """The ``harness-PID-…`` control groups on this machine now."""
+    return {
+        Path(root, group)
+        for root, folders, _ in os.walk("/sys/fs/cgroup")
+        for group in folders
+        if group.startswith("harness-")
+    }
+
+
+@pytest.fixture
+def groups_before() -> set[Path]:
+    """The groups there before the test: others' (an agent killed outright elsewhere
+    leaves its own), which this test does not judge."""
+    return harness_groups()
+
+
+def assert_nothing_left(files: WorkspaceFiles, before: set[Path]) -> None:
+    """The daemon still answers; no process of the run and no control group it made is
+    left (``before``: the groups there before it)."""
     status = harness("status", "agent_1")
     assert status.returncode == 0, status.stderr
     assert " done " in status.stdout.splitlines()[0]
@@ -197,17 +215,18 @@ def assert_nothing_left(files: WorkspaceFiles) -> None:
             continue  # not a process, or gone
         assert NONCE.encode() not in cmdline, f"process {entry.name} outlived its session"
     ended = [
-        Path(root, group)
-        for root, folders, _ in os.walk("/sys/fs/cgroup")
-        for group in folders
-        if group.startswith("harness-") and not Path(f"/proc/{group.split('-')[1]}").exists()
+        group
+        for group in harness_groups() - before
+        if not Path(f"/proc/{group.name.split('-')[1]}").exists()
     ]
     assert not ended, f"control groups of ended agents left: {ended}"
 
 
 @pytest.mark.parametrize("probe", list(PROBES))
 @pytest.mark.usefixtures("daemon_home")
-def test_a_session_over_a_limit_ends_with_one_line_and_the_next_is_told(probe: str) -> None:
+def test_a_session_over_a_limit_ends_with_one_line_and_the_next_is_told(
+    probe: str, groups_before: set[Path]
+) -> None:
     steps, line = PROBES[probe]
     files = run_probe(steps, line)
 
@@ -217,11 +236,13 @@ def test_a_session_over_a_limit_ends_with_one_line_and_the_next_is_told(probe: s
         told = trace_path(files).read_text()
         assert "What takes the space (files changed since the run started" in told
         assert "- __pycache__/a.bin: 10.0 MB" in told
-    assert_nothing_left(files)
+    assert_nothing_left(files, groups_before)
 
 
 @pytest.mark.usefixtures("daemon_home")
-async def test_a_gate_over_its_memory_limit_is_a_failed_gate_that_names_it() -> None:
+async def test_a_gate_over_its_memory_limit_is_a_failed_gate_that_names_it(
+    groups_before: set[Path],
+) -> None:
     """A ``conftest.py`` (inert in the model's shell) allocates past the memory limit when
     the harness's test gate imports it: the gate fails with the limit as its summary, the
     suite that passed before now fails (regression_approval waits for a person, who
@@ -252,4 +273,4 @@ async def test_a_gate_over_its_memory_limit_is_a_failed_gate_that_names_it() -> 
     closure = next(c for c in checkpoints.history(files) if isinstance(c, IssueClosureCheckpoint))
     assert closure.context.test_run is not None and closure.context.test_run.passed
     assert not (project / "conftest.py").exists()
-    assert_nothing_left(files)
+    assert_nothing_left(files, groups_before)
