@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from tests.process_guard import living_descendants
+from tests.process_guard import children, described, reap_adopted, state
 
 REPO = Path(__file__).resolve().parents[1]
 NONCE = "guard-3e8b51"
@@ -96,5 +98,15 @@ def test_a_session_fixtures_process_and_orphans_that_end_pass(tmp_path: Path) ->
 
 
 def test_this_run_adopts_orphans_and_keeps_none_alive() -> None:
-    subprocess.run(["sh", "-c", "(sh -c 'exit 0' &)"], check=True)
-    assert [pid for pid in living_descendants(__import__("os").getpid())] == []
+    """An orphan of this test becomes this pytest's child (not init's), and is reaped.
+    Only its own orphan is looked at: the run's session fixtures may have processes."""
+    marked = f"{NONCE}-adopted"
+    subprocess.run(["sh", "-c", f"(sh -c 'sleep 0.5; : {marked}' &)"], check=True)
+    me = os.getpid()
+    adopted = [pid for pid in children(me) if marked in described(pid)]
+    assert len(adopted) == 1, "the orphan's new parent is this pytest"
+    deadline = time.monotonic() + 10
+    while state(adopted[0]) not in ("", "Z") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    reap_adopted()
+    assert state(adopted[0]) == "", "the ended orphan is reaped, not left a zombie"
