@@ -9,6 +9,8 @@
 #                                            the TUI with a batch of specs started
 #                                            (--fresh: run a spec again, in a new
 #                                            workspace, though it already has a run)
+#                                            without a terminal (and --wait), --demo and
+#                                            --specs start the agents in the background
 #   ./start.sh --docker [--build] [--demo|--specs ...] [--auto-accept] [--wait] [--fresh]
 #                                            the same inside a new Docker container
 #                                            (coding-harness, coding-harness-2, ...);
@@ -119,6 +121,10 @@ if [ "$docker" = 1 ]; then
   exit 0
 fi
 
+terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1
+if [ "$terminal" = 0 ] && [ "$wait" = 0 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
+  echo "error: the wizard needs a terminal; without one pass --demo or --specs" >&2; exit 2
+fi
 scripts/bootstrap.sh requirements.txt
 harness=.venv/bin/harness
 # .env is read, never run as shell, and never overrides a variable already set or sets an
@@ -128,6 +134,12 @@ if [ -f "$env_file" ]; then load_env_file "$env_file"; fi
 if [ "$wait" = 1 ]; then  # no screen: follow the agents in this terminal until they end
   [ "$demo" = 1 ] && exec "$harness" demo "${passthrough[@]}"
   exec "$harness" run --specs "$specs" "${passthrough[@]}"
+fi
+if [ "$terminal" = 0 ]; then  # no terminal for a TUI: the daemon runs the agents alone
+  if [ "$demo" = 1 ]; then "$harness" demo "${passthrough[@]}"
+  else "$harness" run --specs "$specs" "${passthrough[@]}"; fi
+  echo "no terminal: the agents run in the background; ./start.sh in a terminal opens the TUI"
+  exit 0
 fi
 tui=(.venv/bin/python -P -m tui.main)  # -P: never the working folder's packages
 [ "$demo" = 1 ] && tui+=(--demo)

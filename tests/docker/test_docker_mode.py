@@ -299,7 +299,7 @@ def test_the_image_holds_neither_the_build_ca_nor_dotenv(docker_image: str) -> N
 def test_a_refused_spec_is_one_line_and_a_failing_status(docker_image: str, invoker: User) -> None:
     spec = '[{"spec_file": "/nonexistent.md", "project_dir": "/tmp", "target_branch": "main"}]'
     done = subprocess.run(
-        [str(REPO_ROOT / "start.sh"), "--specs", spec, "--wait"],
+        [str(REPO_ROOT / "start.sh"), "--docker", "--specs", spec, "--wait"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -319,7 +319,7 @@ async def test_without_a_terminal_the_container_starts_in_the_background(
     docker_image: str, invoker: User
 ) -> None:
     done = subprocess.run(
-        [str(REPO_ROOT / "start.sh"), "--demo", "--auto-accept"],
+        [str(REPO_ROOT / "start.sh"), "--docker", "--demo", "--auto-accept"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -96,3 +96,9 @@ def test_native_and_docker_together_are_refused() -> None:
         "error: --native runs on this machine, --docker (--build, --connect) in a container: "
         "choose one\n"
     )
+
+
+def test_without_a_terminal_the_wizard_is_refused_before_anything_is_installed() -> None:
+    done = start("--native")  # no terminal: stdout and stderr are pipes
+    assert done.returncode == 2
+    assert done.stderr == "error: the wizard needs a terminal; without one pass --demo or --specs\n"
