@@ -201,8 +201,7 @@ class RunningScreen(AgentCommands):
         agent_list.replace(event.agents)
         for name in gone:
             self.desk.forget(name)
-        for info in event.agents:
-            self.desk.refresh(info)
+        self.desk.refresh(*event.agents)  # what waits is announced in one toast
         self._watch_workspaces()
         if self._first_snapshot:
             self._first_snapshot = False
@@ -232,9 +231,9 @@ class RunningScreen(AgentCommands):
 
     @on(CheckpointFilesChanged)
     def checkpoint_files_changed(self, event: CheckpointFilesChanged) -> None:
-        for info in list(self.agents.values()):
-            if info.workspace in event.workspaces:
-                self.desk.refresh(info)
+        touched = [info for info in self.agents.values() if info.workspace in event.workspaces]
+        if touched:
+            self.desk.refresh(*touched)
         self._show_status()
 
     # --- actions -----------------------------------------------------------------------
