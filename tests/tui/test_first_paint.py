@@ -20,20 +20,14 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shlex
 import sys
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
-from agent.daemon.client import DaemonClient
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.pty_terminal import WAIT_S, PtyTerminal
-from tui.services.pending import LIVE
 
 #: What the first paint does without (each takes far longer to import than the
 #: terminal's writer thread takes to write a painted screen, so nothing imported just
@@ -62,24 +56,6 @@ def tui(*args: str) -> PtyTerminal:
 def imported(text: str) -> set[str]:
     """The modules ``-X importtime`` named in ``text`` (lines may be cut by the screen)."""
     return set(IMPORTED.findall(text))
-
-
-@pytest.fixture
-async def sleeping_agent(scratch: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[str]:
-    """A real daemon with one agent (the demo's spec) whose process only sleeps."""
-    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
-    sleeper = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(120)'"
-    await lifecycle.start_daemon(daemon_args=["--agent-command", sleeper])
-    try:
-        async with DaemonClient.connect() as client:
-            info = await client.start(prepare_demo(scratch / "demo", auto_accept=False))
-        yield info.name
-    finally:
-        async with DaemonClient.connect() as client:
-            for agent in await client.list_agents():
-                if agent.status in LIVE:
-                    await client.stop(agent.name)
-        await lifecycle.stop_daemon()
 
 
 def test_the_pattern_reads_an_import_line() -> None:
