@@ -14,7 +14,7 @@ import pytest
 
 from common.schemas.daemon_state import AgentStatus
 from tests.tui.fakes import agent_info
-from tests.tui.helpers import make_app, status_text, wait_until
+from tests.tui.helpers import log_lines, make_app, status_text, wait_until
 from tui.app import HarnessApp
 from tui.services.agent_cache import (
     MAX_BYTES,
@@ -47,6 +47,7 @@ async def test_the_next_tui_paints_the_last_known_agents_before_the_daemon_answe
         agent_info("agent_1", workspaces[0]),
         agent_info("agent_2", workspaces[1], status=AgentStatus.DONE),
     ]
+    agents[0].log_file.write_text("started\n")
     first, _ = make_app(agents)
     async with first.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: listed(first) == ["agent_1", "agent_2"], "the agents")
@@ -66,6 +67,7 @@ async def test_the_next_tui_paints_the_last_known_agents_before_the_daemon_answe
         await wait_until(pilot, lambda: listed(second) == ["agent_1"], "the daemon's list")
         assert not table.last_known and not table.border_subtitle
         assert cell(second, "agent_1", "status") == "stopped"
+        await wait_until(pilot, lambda: log_lines(second) == ["started"], "its log followed")
 
 
 async def test_without_a_kept_list_the_first_paint_is_empty_as_before(workspace: Path) -> None:

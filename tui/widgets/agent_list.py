@@ -162,6 +162,7 @@ class AgentList(DataTable[Text]):
             self._last_known = []
             self.clear()
             self.border_subtitle = ""
+            self._selected = None  # the daemon's agent is new to the views: announce it
 
     @property
     def selected(self) -> str | None:
