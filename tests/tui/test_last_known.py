@@ -8,11 +8,15 @@ own list replaces them. A file that is not what a TUI writes is read as no list 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from common.schemas.daemon_state import AgentStatus
+from tests.tui.conftest import REPO_ROOT
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import log_lines, make_app, status_text, wait_until
 from tui.app import HarnessApp
@@ -84,13 +88,45 @@ def row(name: str) -> LastKnownRow:
     return LastKnownRow(name, tuple(f"{name}:{key}" for key in COLUMN_KEYS))
 
 
-def test_the_kept_list_reads_back_escaped() -> None:
-    hostile = LastKnownRow("agent_1", tuple("\x1b[31mred" for _ in COLUMN_KEYS))
+def test_the_kept_list_reads_back_as_it_was_shown() -> None:
+    shown = LastKnownRow("agent_1", tuple(f"⚑ waits 4m · — {key}" for key in COLUMN_KEYS))
+    write_last_known([row("agent_2"), shown], COLUMN_KEYS)
+    assert read_last_known(COLUMN_KEYS) == [row("agent_2"), shown]
+
+
+READ_IN_A_NEW_PROCESS = """
+from common.untrusted_text import _unicode_tables
+from tui.services.agent_cache import read_last_known
+from tui.widgets.agent_list import COLUMN_KEYS
+rows = read_last_known(COLUMN_KEYS)
+print(len(rows), _unicode_tables.cache_info().currsize)
+"""
+
+
+def test_reading_the_kept_list_builds_no_unicode_table() -> None:
+    """Escaping text that is not ASCII builds a table of every code point once per process
+    (some 300 ms): reading the list before the first paint must not, ``⚑`` and ``—`` in it
+    or not (it once delayed the first paint by that much)."""
+    shown = LastKnownRow("agent_1", tuple(f"⚑ — {key}" for key in COLUMN_KEYS))
+    write_last_known([shown], COLUMN_KEYS)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    found = subprocess.run(
+        [sys.executable, "-c", READ_IN_A_NEW_PROCESS],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.split() == ["1", "0"]
+
+
+@pytest.mark.parametrize("unescaped", ["\x1b[31mred", "a\nb", "\u202eevil", "\u3164"])
+def test_a_kept_list_with_what_a_tui_escapes_is_no_list(unescaped: str) -> None:
+    """A TUI writes every cell escaped: raw controls, bidi or invisible characters mean
+    the file is not one it wrote, and nothing of it is shown."""
+    hostile = LastKnownRow("agent_1", tuple(unescaped for _ in COLUMN_KEYS))
     write_last_known([row("agent_2"), hostile], COLUMN_KEYS)
-    found = read_last_known(COLUMN_KEYS)
-    assert [r.name for r in found] == ["agent_2", "agent_1"]
-    assert found[0] == row("agent_2")
-    assert "\x1b" not in "".join(found[1].cells)
+    assert read_last_known(COLUMN_KEYS) == []
 
 
 @pytest.mark.parametrize(

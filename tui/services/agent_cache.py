@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from common.paths import harness_home
-from common.untrusted_text import printable_line
+from common.untrusted_text import is_unsafe
 
 log = logging.getLogger(__name__)
 
@@ -80,11 +80,23 @@ def _rows(document: Any, columns: tuple[str, ...]) -> list[LastKnownRow]:
         cells = row["cells"]
         if not isinstance(row["name"], str) or len(cells) != len(columns):
             raise ValueError("a row")
-        if not all(isinstance(cell, str) for cell in cells):
-            raise ValueError("a cell")
-        # Written by a TUI, but the names and spec names in it are people's and models'.
-        found.append(LastKnownRow(row["name"], tuple(printable_line(cell) for cell in cells)))
+        if not all(isinstance(cell, str) and as_written(cell) for cell in [row["name"], *cells]):
+            raise ValueError("a cell a TUI would have escaped")
+        found.append(LastKnownRow(row["name"], tuple(cells)))
     return found
+
+
+def as_written(text: str) -> bool:
+    """Whether ``text`` holds nothing a TUI shows escaped (it wrote every cell escaped).
+
+    Checked character by character rather than escaped again: escaping text that is not
+    ASCII builds a table of every code point the first time (some 300 ms), and this runs
+    before the first paint. A character :func:`printable_line` would escape means the
+    file is not what a TUI wrote: it is not shown at all.
+    """
+    if text.isascii():
+        return text.isprintable()
+    return not any(char in "\n\t" or is_unsafe(char) for char in text)
 
 
 def write_last_known(

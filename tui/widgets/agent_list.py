@@ -135,9 +135,8 @@ class AgentList(DataTable[Text]):
         self.set_interval(1.0, self._tick)
         for row in self._last_known:
             self.add_row(*(Text(cell, style="dim") for cell in row.cells), key=row.name)
-        if self._last_known:
+        if self._last_known:  # not announced: nothing follows a row the daemon did not send
             self.border_subtitle = LAST_KNOWN
-            self._announce()
 
     @property
     def last_known(self) -> bool:
