@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# coding-harness launcher.
+# coding-harness launcher. It runs natively (on this machine, in .venv) unless --docker.
 #
-#   ./start.sh --native                      the TUI (creates .venv and starts the daemon)
-#   ./start.sh --native --demo [--auto-accept] [--wait]
+#   ./start.sh                               the TUI (creates .venv and starts the daemon)
+#   ./start.sh --demo [--auto-accept] [--wait]
 #                                            the demo on the embedded model (--wait: no TUI,
 #                                            follow it in this terminal until it ends)
-#   ./start.sh --native --specs '<json>' [--auto-accept] [--wait] [--fresh]
+#   ./start.sh --specs '<json>' [--auto-accept] [--wait] [--fresh]
 #                                            the TUI with a batch of specs started
 #                                            (--fresh: run a spec again, in a new
 #                                            workspace, though it already has a run)
-#   ./start.sh [--build] [--demo|--specs ...] [--auto-accept] [--wait] [--fresh]
+#   ./start.sh --docker [--build] [--demo|--specs ...] [--auto-accept] [--wait] [--fresh]
 #                                            the same inside a new Docker container
 #                                            (coding-harness, coding-harness-2, ...);
 #                                            without a terminal and --wait, it starts
 #                                            in the background
 #   ./start.sh --connect [NAME]              a TUI in a running container
+#   --native                                 natively, as without --docker (the default)
 #
-# Docker mode builds the image on first use (--build: again) and runs the container with
+# Docker mode (--docker; --build and --connect imply it) builds the image on first use
+# (--build: again) and runs the container with
 # --init, on the host's network, as your uid and gid, with user namespaces allowed (for the
 # bubblewrap sandbox of every session), with your home folder and /tmp
 # mounted at the same paths (paths in --specs must lie there), .env mounted for the
@@ -25,17 +27,19 @@
 # HARNESS_DOCKER_IMAGE the image (and the containers' names), HARNESS_DOCKER_BASE its base
 # (default python:3.11-slim; scripts/docker-base-image.sh builds a local one where Docker
 # Hub is out of reach). Both modes read .env as KEY=VALUE lines, never run as shell: a
-# variable already set in your environment wins over it, and an empty value there is ignored.
+# variable already set in your environment wins over it, and an empty value there is ignored
+# (`harness run` and the other commands that start agents read it the same way).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-native=0; demo=0; build=0; connect=0; name=""; specs=""; passthrough=()
+native=0; docker=0; demo=0; build=0; connect=0; name=""; specs=""; passthrough=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --native) native=1 ;;
+    --docker) docker=1 ;;
     --demo) demo=1 ;;
-    --build) build=1 ;;
-    --connect) connect=1
+    --build) build=1; docker=1 ;;
+    --connect) connect=1; docker=1
                if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then name=$2; shift; fi ;;
     --specs) [ $# -gt 1 ] || { echo "error: --specs needs a JSON argument" >&2; exit 2; }
              specs=$2; shift ;;
@@ -57,10 +61,14 @@ fi
 if [ "$wait" = 1 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
   echo "error: --wait needs --demo or --specs" >&2; exit 2
 fi
+if [ "$native" = 1 ] && [ "$docker" = 1 ]; then
+  echo "error: --native runs on this machine, --docker (--build, --connect) in a container: choose one" >&2
+  exit 2
+fi
 
-if [ "$native" = 0 ]; then
+if [ "$docker" = 1 ]; then
   if ! docker info >/dev/null 2>&1; then
-    echo "error: Docker is not available here; run ./start.sh --native" >&2
+    echo "error: Docker is not available here; run ./start.sh without --docker (natively)" >&2
     exit 1
   fi
   image=${HARNESS_DOCKER_IMAGE:-coding-harness}

@@ -38,13 +38,14 @@ from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
 from agent.core.policy import PolicyContext, audit
 from agent.core.research import RESEARCH_VARIABLES, ResearchConfig
 from agent.core.runner import run_to_end
-from agent.core.sandboxing import check_sandbox, session_launch
+from agent.core.sandboxing import SessionLaunch, check_sandbox, disk_baseline, session_launch
 from agent.core.secrecy import Secrecy
 from agent.core.session import SessionConfig
+from agent.core.session_limits import SessionLimits
 from agent.core.trace import trace_path, tracing
 from agent.core.webhook import Webhook, agent_webhook, announcing_end
 from agent.model.launcher import LocalModel
-from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO, load_playbook
+from agent.model.playbook import DEMO_PLAYBOOK, IGNORES_FEEDBACK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
 from agent.sandbox.protected import ProtectedPlaces
 from agent.tracker.base import IssueTracker
@@ -78,6 +79,7 @@ from common.secrets import (
 from common.telemetry import take_telemetry, telemetry_in, without_telemetry
 from common.workspace import special_files
 from common.workspace.setup import load_info
+from common.workspace.stop_note import stop_reason
 
 EXIT_CODES: dict[Outcome, int] = {"done": 0, "failed": 1, "stopped": 3}
 DAEMON_VARIABLES = ("HARNESS_HOME", "HARNESS_ENV_CACHE")
@@ -101,6 +103,19 @@ class ModelAccess:
     proxy: ModelProxy
     """The proxy the sessions reach the model through: it serves each session's own
     entrance when sessions run at once (issues in parallel)."""
+
+
+def embedded_name(playbook: Path | None) -> str:
+    """How the log names the embedded model: by the playbook it plays (the CLI would
+    call it by its default Claude model's name, ``claude-opus-…``)."""
+    demos = DEMO_PLAYBOOK.parent
+    if playbook is None or playbook == DEMO_PLAYBOOK:
+        played = "the demo playbook"
+    elif playbook.is_relative_to(demos):
+        played = f"the {playbook.parent.name} demo playbook"
+    else:
+        played = f"playbook {playbook.parent.name}/{playbook.name}"
+    return f"embedded model playing {played}"
 
 
 def playbook_refusal(playbook: Path) -> SpecRefusal:
@@ -255,6 +270,11 @@ async def run_agent(
         if layout != state.sandbox_layout:
             state = state.model_validate({**state.model_dump(), "sandbox_layout": layout})
             write_model(files.state, state)
+    if state.disk_baseline is None and info.spec.limits.disk_mb is not None:
+        # Once, at the run's first start: the disk budget counts from the project's size then.
+        baseline = await asyncio.to_thread(disk_baseline, info.spec.project_dir, log)
+        state = state.model_validate({**state.model_dump(), "disk_baseline": baseline})
+        write_model(files.state, state)
     hidden = [value for name, value in secrets.items() if name in HIDDEN_VARIABLES and value]
     secrecy = Secrecy(files, [*hidden, *(research.secrets() if research else [])])
     log.redact_with(secrecy.text)
@@ -333,6 +353,7 @@ async def _run(
             state.sandbox_layout,
             places,
             on_host_refusal=functools.partial(audit.record_host_refusal, files),
+            baseline_kb=state.disk_baseline.kb if state.disk_baseline else None,
         ) as launch,
     ):
         if launch.sandbox is not None:
@@ -344,8 +365,11 @@ async def _run(
             model=access.model,
             env={**project_env.variables, **launch.env},
             local_model=info.spec.uses_local_model,
+            model_name=embedded_name(info.spec.playbook) if info.spec.uses_local_model else None,
             meter=access.meter,
             cli_path=launch.cli_path,
+            sandboxed=launch.sandboxed,
+            limits=session_limits(launch, state),
             # Issues in parallel: each session reaches the model by an entrance of its own,
             # in a sandbox bound to its work tree (a slot's worktree).
             entrance=(
@@ -389,9 +413,23 @@ async def _run(
             # Each gate sees the work tree as an overlay where the kernel allows one.
             gate_overlays=launch.sandbox is not None and launch.sandbox.overlays,
         )
+        if info.spec.uses_local_model:  # a rejection's feedback changes none of its answers
+            run.desk.feedback_note = IGNORES_FEEDBACK
+        with run.store.editing() as recorded:  # what holds here: for the person to see
+            recorded.machine_limits = launch.machine
         # The spec's hosts (and the repository's as approved), through the filtering proxy.
         network_access.apply(run.sessions, info.spec, state, run.host_access)
         return await run_to_end(run)
+
+
+def session_limits(launch: SessionLaunch, state: AgentState) -> SessionLimits | None:
+    """Where each session's launcher reports a limit, and since when the run's files
+    count (``None``: no launcher in front of the sessions)."""
+    if launch.limit_reports is None:
+        return None
+    baseline = state.disk_baseline
+    since = int(baseline.at.timestamp() * 1e9) if baseline is not None else None
+    return SessionLimits(launch.limit_reports, since)
 
 
 def session_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -523,7 +561,8 @@ async def _supervised(
             telemetry=telemetry,
         )
     except asyncio.CancelledError:
-        return "stopped", "stopped by signal"
+        # Who asked, when the daemon said so (harness stop, the TUI): "stopped by cli:alice".
+        return "stopped", stop_reason(files.root, os.getpid())
     except HarnessError as e:
         return "failed", str(e)
 

@@ -23,7 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from agent.sandbox.binary import find_bwrap, probe
-from agent.sandbox.launcher import relay_python, session_sandbox
+from agent.sandbox.launcher import session_sandbox
+from agent.sandbox.session_plan import relay_python
 from tests.sandbox.test_host_proxy import outward_address
 
 SMALL = b"x" * 100

@@ -20,6 +20,9 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 keeps the time zone, the user database and, for a push, DNS and CA certificates."""
 
 BWRAP_VARIABLE = "HARNESS_BWRAP"
+DEFAULT_TMPFS_BYTES = 1 << 30
+"""The size of each RAM-backed folder a sandbox gets unless told otherwise: unsized, each
+could take half the RAM (the kernel's default for tmpfs)."""
 PROBE_TIMEOUT_S = 10.0
 
 
@@ -68,7 +71,11 @@ def system_mount(path: Path) -> list[str]:
 
 
 def isolated_base(
-    *, network: bool, system_dirs: Sequence[str] = SYSTEM_DIRS, as_pid_1: bool = False
+    *,
+    network: bool,
+    system_dirs: Sequence[str] = SYSTEM_DIRS,
+    as_pid_1: bool = False,
+    tmpfs_bytes: int = DEFAULT_TMPFS_BYTES,
 ) -> list[str]:
     """The options every sandbox of ours starts with (after the bwrap binary itself).
 
@@ -76,8 +83,10 @@ def isolated_base(
     capability (root would otherwise get all of them inside its user namespace, enough
     to remount the read-only binds writable: measured), gone with its parent, a new
     session (no ``TIOCSTI`` into the caller's terminal), the system folders read-only
-    and fresh ``/dev``, ``/proc``, ``/tmp`` and ``/run``. Callers add their own folders
-    after it: later mounts cover earlier ones.
+    and fresh ``/dev`` (read-only but for ``/dev/shm``), ``/proc``, ``/tmp`` and ``/run``,
+    each tmpfs ``tmpfs_bytes`` at
+    most (its pages are RAM). Callers add their own folders after it: later mounts cover
+    earlier ones.
     """
     argv = ["--unshare-all"]
     if as_pid_1:
@@ -87,5 +96,13 @@ def isolated_base(
     argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     for system in system_dirs:
         argv += system_mount(Path(system))
-    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
-    return argv
+    # bwrap's /dev is an unsized tmpfs with /dev/shm inside it (measured: 50 MB written to
+    # each): /dev/shm gets a sized one of its own, and /dev itself is read-only.
+    argv += ["--dev", "/dev", *sized_tmpfs("/dev/shm", tmpfs_bytes), "--remount-ro", "/dev"]
+    argv += ["--proc", "/proc"]
+    return argv + sized_tmpfs("/tmp", tmpfs_bytes) + sized_tmpfs("/run", tmpfs_bytes)
+
+
+def sized_tmpfs(path: str, size_bytes: int) -> list[str]:
+    """bwrap's options for a tmpfs at ``path`` of at most ``size_bytes``."""
+    return ["--size", str(size_bytes), "--tmpfs", path]

@@ -1,4 +1,5 @@
-"""Keep the developer's machine out of every test: HOME and HARNESS_HOME are throwaway.
+"""Keep the developer's machine out of every test: HOME and HARNESS_HOME are throwaway,
+and no test leaves a process behind (:mod:`tests.process_guard`).
 
 Project environments (the demo's venv) are cached in one folder for every test and
 run, so that only the first demo of a machine builds one.
@@ -16,6 +17,12 @@ import pytest
 from agent.core.browser.install import CACHE_VARIABLE as TOOLS_CACHE_VARIABLE
 from agent.demo_env import CACHE_VARIABLE
 from common.credentials import CREDENTIAL_VARIABLES
+from common.env_file import VARIABLE as ENV_FILE_VARIABLE
+from tests.process_guard import (  # no test leaves a process behind (the hooks)
+    pytest_configure as pytest_configure,
+)
+from tests.process_guard import pytest_runtest_teardown as pytest_runtest_teardown
+from tests.process_guard import pytest_sessionfinish as pytest_sessionfinish
 
 TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 """Where the tests' browser server is installed (shared, like the demo's environment)."""
@@ -34,5 +41,7 @@ def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv(TOOLS_CACHE_VARIABLE, str(TEST_TOOLS_CACHE))
     for name in CREDENTIAL_VARIABLES:  # the developer's Claude key stays out too
         monkeypatch.delenv(name, raising=False)
+    # ... and so does the checkout's .env, which `harness run` reads as start.sh does.
+    monkeypatch.setenv(ENV_FILE_VARIABLE, str(home / "no.env"))
     yield harness_home
     shutil.rmtree(home, ignore_errors=True)

@@ -1,5 +1,5 @@
-"""What the help screen explains besides the keys: the phases and every checkpoint
-(the seed's eight, budget_reached, enrichment_scope and merge_conflict).
+"""What the help screen explains besides the keys: how a diff reads, the phases and every
+checkpoint (the seed's eight, budget_reached, enrichment_scope and merge_conflict).
 
 Kept as data next to the TUI (the agent's own texts travel with each checkpoint);
 a test checks that every phase and every checkpoint type is covered.
@@ -9,6 +9,16 @@ from __future__ import annotations
 
 from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.phase import Phase
+
+#: A diff's keys (the same on the dialog, the review and full screen) and its marks.
+DIFF: tuple[tuple[str, str], ...] = (
+    ("] [", "next / previous file"),
+    ("f", "the diff full screen (Esc or f goes back)"),
+    ("p", "the diff in your pager: delta, else $PAGER, else less (not in harness web)"),
+    ("↪", "starts each further row of a line wider than the view: nothing is cut"),
+    ("·×N", "N blanks in a row, shown so no code hides after them"),
+    ("⚠", "a line to read whole: over 200 characters, or 20+ blanks in a row"),
+)
 
 PHASES: dict[Phase, str] = {
     Phase.PROJECT_VERIFICATION: "checks repository, branch, tracker and tests; asks you first",

@@ -13,7 +13,8 @@ import sys
 
 from agent.control import follow
 from agent.control.agent_info import agent_info
-from agent.control.agent_lines import LIST_HEADER, one_line, refused_line
+from agent.control.agent_lines import list_lines, one_line, refused_line
+from agent.control.json_output import agents_json, dumps
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
 from common.credentials import credentials_from
@@ -22,18 +23,17 @@ from common.schemas.daemon_state import AgentStatus
 from common.telemetry import telemetry_from
 
 
-async def cmd_list(_args: argparse.Namespace) -> int:
+async def cmd_list(args: argparse.Namespace) -> int:
     async with DaemonClient.connect() as client:
         agents = await client.list_agents()
         refused = client.hello.refused_connections
     if refused:
         print(f"warning: {refused_line(refused)}", file=sys.stderr)
-    if not agents:
-        print("no agents")
+    if args.json:
+        print(dumps(agents_json(agents)))
         return 0
-    print(LIST_HEADER)
-    for info in agents:
-        print(one_line(info))
+    for line in list_lines(agents):
+        print(line)
     return 0
 
 

@@ -8,13 +8,23 @@ name) is escaped before it is shown.
 from __future__ import annotations
 
 from agent.control.slot_lines import list_tag
+from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.coverage import gaps_line
+from common.schemas.daemon_state import AgentStatus
 from common.schemas.exit_status import ExitState
 from common.schemas.protocol import AgentInfo
 from common.schemas.spend import Spend
 from common.untrusted_text import printable_line
 
-LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE'} {'PHASE':<20} SPEC"
+#: The terminal width the list is laid out for: every column starts at the same place on
+#: every row, and a failure's reason is cut to end within it.
+WIDTH = 80
+LIST_HEADER = f"{'AGENT':<10} {'STATUS':<8} {'EXIT':<10} {'MODE':<5} {'PHASE':<20} SPEC"
+#: Where a row's continuation (a failure's reason) starts: under STATUS.
+INDENT = " " * 11
+#: Marks a short mode whose rules have exceptions (``harness status AGENT`` lists them).
+EXCEPTIONS = "*"
+LEGEND = f"{EXCEPTIONS} auto-accept with exceptions: `harness status AGENT` shows its rules"
 
 
 def refused_line(count: int) -> str:
@@ -25,18 +35,50 @@ def refused_line(count: int) -> str:
     )
 
 
+def short_mode(rules: AutoAcceptRules) -> str:
+    """The MODE column, five characters at most: ``AUTO`` or ``HITL`` as the default
+    answers, with :data:`EXCEPTIONS` when some types answer otherwise."""
+    head = "AUTO" if rules.default == "approve" else "HITL"
+    return head + (EXCEPTIONS if rules.types else "")
+
+
 def one_line(info: AgentInfo) -> str:
     """One agent in the columns of :data:`LIST_HEADER`."""
     phase = info.phase.value if info.phase else "-"
-    mode = info.auto_accept_rules.compact()
+    mode = short_mode(info.auto_accept_rules)
     waiting = f" [{info.pending_checkpoint.value}]" if info.pending_checkpoint else ""
     unsandboxed = "" if info.sandboxed else " [UNSANDBOXED]"
     gaps = gaps_line(info.coverage, info.set_aside)
     shown = f" [{printable_line(gaps)}]" if info.exit_state is ExitState.PARTIAL else ""
     return (
-        f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode} {phase:<20} "
-        f"{info.spec_file.name}{waiting}{list_tag(info.slots)}{unsandboxed}{shown}"
+        f"{info.name:<10} {info.status.value:<8} {info.exit_state.value:<10} {mode:<5} "
+        f"{phase:<20} {info.spec_file.name}{waiting}{list_tag(info.slots)}{unsandboxed}{shown}"
     )
+
+
+def reason_line(info: AgentInfo) -> str | None:
+    """Why a failed or stopped agent ended, under its row, cut to :data:`WIDTH`
+    (``harness status AGENT`` has it whole); ``None`` for any other agent."""
+    if info.status not in (AgentStatus.FAILED, AgentStatus.STOPPED):
+        return None
+    line = f"{INDENT}↳ {printable_line(info.reason or 'no reason recorded')}"
+    return line if len(line) <= WIDTH else line[: WIDTH - 1] + "…"
+
+
+def list_lines(agents: list[AgentInfo]) -> list[str]:
+    """``harness list``: the header, a row per agent (a failure's reason under it) and,
+    when a mode has exceptions, what :data:`EXCEPTIONS` means."""
+    if not agents:
+        return ["no agents"]
+    lines = [LIST_HEADER]
+    for info in agents:
+        lines.append(one_line(info))
+        reason = reason_line(info)
+        if reason is not None:
+            lines.append(reason)
+    if any(info.auto_accept_rules.types for info in agents):
+        lines.append(LEGEND)
+    return lines
 
 
 def exit_text(info: AgentInfo) -> str:

@@ -14,15 +14,20 @@ from agent.daemon.answer_client import Answer, Answered, send
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
-    reply = _send(args, approve=True, choice=args.choice)
-    print(f"{reply.agent}: {reply.checkpoint_type} approved")
+    print(decided_line(_send(args, approve=True, choice=args.choice)))
     return 0
 
 
 def cmd_reject(args: argparse.Namespace) -> int:
-    reply = _send(args, approve=False, choice=None)
-    print(f"{reply.agent}: {reply.checkpoint_type} rejected")
+    print(decided_line(_send(args, approve=False, choice=None)))
     return 0
+
+
+def decided_line(reply: Answered) -> str:
+    """``agent_1: mr_review (mr_review-15) approved``: the very checkpoint decided, by id,
+    so the person can tell it is the one on their screen."""
+    verdict = "approved" if reply.approved else "rejected"
+    return f"{reply.agent}: {reply.checkpoint_type} ({reply.checkpoint_id}) {verdict}"
 
 
 def _send(args: argparse.Namespace, *, approve: bool, choice: str | None) -> Answered:

@@ -22,6 +22,7 @@ from agent.control.demo import (
 from agent.control.launch import start_agents
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.model.playbook import IGNORES_FEEDBACK
 from agent.tracker.factory import TOKEN_VARIABLE
 from common.atomic import read_model_or_none
 from common.environment import environment_for_block
@@ -50,6 +51,7 @@ async def run_demo(args: argparse.Namespace) -> int:
     spec = prepare_demo(args.dir, args.auto_accept, file_only=not gitlab, kind=kind)
     print(f"demo project: {spec.project_dir}")
     print(f"demo spec:    {spec.spec_file}")
+    print(f"note: {IGNORES_FEEDBACK}")
     if gitlab:
         return await _gitlab_demo(spec, args)
     code = await start_agents([spec], wait=args.wait)
@@ -85,7 +87,7 @@ async def _gitlab_demo(spec: AgentSpec, args: argparse.Namespace) -> int:
             f"HARNESS_HOME={home} harness approve agent_1 (or its TUI)"
         )
         try:
-            code = await start_agents([spec], wait=True)
+            code = await start_agents([spec], wait=True, detached=False)
         finally:
             await _stop_private_daemon()
         print(_demo_summary(spec))

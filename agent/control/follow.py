@@ -118,26 +118,62 @@ async def follow_log(
 
 
 async def wait_until_finished(
-    names: list[str], out: TextIO = sys.stdout, *, show_hints: bool = True
+    names: list[str],
+    out: TextIO = sys.stdout,
+    *,
+    show_hints: bool = True,
+    detached: bool = True,
 ) -> dict[str, AgentInfo]:
-    """Stream the agents' status changes until each is done, failed or stopped."""
+    """Stream the agents' status changes until each is done, failed or stopped.
+
+    Interrupted (Ctrl-C) with ``show_hints``, it says on stderr which agents keep
+    running and how to follow or stop them, then lets the interruption go on: the agents
+    are the daemon's, and a person who stops watching has not stopped them. ``detached``
+    ``False``: the caller stops them itself (the GitLab demo), so nothing is said.
+    """
     last: dict[str, AgentInfo] = {}
-    async with DaemonClient.connect() as client:
-        async for frame in client.subscribe():
-            changed = frame if isinstance(frame, list) else [frame.agent]
-            for info in changed:
-                if info.name not in names:
-                    continue
-                previous = last.get(info.name)
-                last[info.name] = info
-                if show_hints:
-                    _report(previous, info, out)
-            if all(n in last and last[n].status in FINISHED for n in names):
-                return last
+    try:
+        async with DaemonClient.connect() as client:
+            async for frame in client.subscribe():
+                changed = frame if isinstance(frame, list) else [frame.agent]
+                for info in changed:
+                    if info.name not in names:
+                        continue
+                    previous = last.get(info.name)
+                    last[info.name] = info
+                    if show_hints:
+                        _report(previous, info, out)
+                if all(n in last and last[n].status in FINISHED for n in names):
+                    return last
+    except asyncio.CancelledError:
+        running = [n for n in names if n not in last or last[n].status not in FINISHED]
+        if show_hints and detached and running:
+            print(still_running(running), file=sys.stderr, flush=True)
+        raise
     return last
 
 
+def still_running(names: list[str]) -> str:
+    """What a person who interrupted ``--wait`` needs: the agents go on, and the commands
+    that follow or stop them."""
+    if len(names) == 1:
+        name = names[0]
+        return (
+            f"interrupted: {name} keeps running; `harness logs {name} -f` follows it, "
+            f"`harness stop {name}` stops it"
+        )
+    return (
+        f"interrupted: {', '.join(names)} keep running; `harness list` shows them, "
+        "`harness logs AGENT -f` follows one, `harness stop AGENT` stops it"
+    )
+
+
 def _report(previous: AgentInfo | None, info: AgentInfo, out: TextIO) -> None:
+    """One line per change that matters to a person: a phase, a status, a checkpoint.
+
+    An ended agent's line is its last, the one line of its outcome (and reason): the
+    phase is named only for a stop, where it says how far the agent got.
+    """
     phase = info.phase.value if info.phase else "starting"
     changed = (
         previous is None
@@ -148,7 +184,11 @@ def _report(previous: AgentInfo | None, info: AgentInfo, out: TextIO) -> None:
     ending = info.phase in (Phase.DONE, Phase.FAILED) and info.status not in FINISHED
     if not changed or ending:  # the exit itself is reported next
         return
-    line = f"{info.name}: {info.status.value} — {phase}"
+    line = f"{info.name}: {info.status.value}"
+    if info.status not in FINISHED:
+        line += f" — {phase}"
+    elif info.status is AgentStatus.STOPPED and info.phase not in (None, Phase.DONE, Phase.FAILED):
+        line += f" at {phase}"
     if info.pending_checkpoint is not None:
         line += (
             f" — checkpoint {info.pending_checkpoint.value} waits: "

@@ -14,12 +14,17 @@ from common.telemetry import telemetry_from
 from common.workspace.setup import validate_spec
 
 
-async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = False) -> int:
+async def start_agents(
+    specs: list[AgentSpec], *, wait: bool, fresh: bool = False, detached: bool = True
+) -> int:
     """Hand specs to the daemon (starting it if needed); with ``wait``, follow them to the end.
 
     Each agent gets the Claude credentials of this process's environment (see
     :mod:`common.credentials`), whatever environment the daemon started in. With
     ``fresh`` each agent works in a new workspace, next to its spec's earlier ones.
+    Following them prints one line per change, an ended agent's outcome once;
+    ``detached`` ``False``: the caller stops the agents when interrupted (Ctrl-C does
+    not say they keep running).
     """
     credentials = credentials_from(os.environ)
     telemetry = telemetry_from(os.environ)  # OTEL_*: the agents trace where this says
@@ -38,8 +43,5 @@ async def start_agents(specs: list[AgentSpec], *, wait: bool, fresh: bool = Fals
             print(f"  log: {info.log_file}")
     if not wait:
         return 0
-    final = await follow.wait_until_finished(names)
-    failed = [info for info in final.values() if info.status is not AgentStatus.DONE]
-    for info in failed:
-        print(f"{info.name}: {info.status.value}" + (f" — {info.reason}" if info.reason else ""))
-    return 0 if not failed else 1
+    final = await follow.wait_until_finished(names, detached=detached)
+    return 0 if all(info.status is AgentStatus.DONE for info in final.values()) else 1

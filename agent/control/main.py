@@ -19,8 +19,10 @@ from typing import Any
 
 from agent.control.parser import build_parser
 from agent.control.printable_output import printable_output
-from agent.daemon.procs import started_at
+from agent.daemon.procs import started_by
+from common.env_file import env_file, load
 from common.errors import HarnessError
+from common.harness_code import CODE_ROOT, is_installed
 from common.secrets import hide_secrets_from_proc
 from common.untrusted_text import error_line
 
@@ -34,8 +36,9 @@ __all__ = ["build_parser", "load_command", "main"]
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``harness`` console script."""
     # An answer without --checkpoint decides only what was waiting when the command began:
-    # for a real start that is the process's start (its re-exec keeps it).
-    started = (started_at(os.getpid()) if argv is None else None) or datetime.now(UTC)
+    # for a real start that is the process's start (its re-exec keeps it), at the latest
+    # instant /proc's clock ticks allow (never a checkpoint on screen before it refused).
+    started = (started_by(os.getpid()) if argv is None else None) or datetime.now(UTC)
     if argv is None:  # a real start: keep a GitLab token out of /proc/PID/environ
         try:
             argv = hide_secrets_from_proc(sys.argv)[1:]
@@ -44,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     args = build_parser().parse_args(argv)
     args.started = started
+    if args.reads_env:  # after the re-exec: what .env holds never enters /proc/PID/environ
+        read_env_file()
     with printable_output():  # what a command prints may quote the model: escaped
         try:
             return run_command(load_command(args.command), args)
@@ -56,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
             # The reader went away (``harness logs | head``): stop quietly, as cat does.
             _silence_stdout()
             return 141
+
+
+def read_env_file() -> None:
+    """Fill this process's environment from ``.env`` as ``start.sh`` does (never over a
+    variable already set); each line that is not ``KEY=VALUE`` is one warning."""
+    checkout = None if is_installed() else CODE_ROOT
+    path = env_file(os.environ, checkout)
+    for warning in load(path, os.environ) if path is not None else []:
+        print(warning, file=sys.stderr)
 
 
 def load_command(target: str) -> Command:

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Protocol
 
+from agent.control.parse_errors import OneLineParser
 from common import help_text
 
 CONTROL = "agent.control"
@@ -20,6 +21,11 @@ PROGRAM_DESCRIPTION = """harness: run specs, watch agents, answer checkpoints, m
 
 Every error is one line on stderr and a non-zero exit status.
 """
+
+
+#: The commands that start agents, the daemon or the TUI: they read ``.env`` as
+#: ``start.sh`` does (:mod:`common.env_file`), so its credentials reach the agents.
+READS_ENV = frozenset({"run", "resume", "demo", "web", "eval", "daemon"})
 
 
 def line_count(text: str) -> int:
@@ -38,14 +44,12 @@ def line_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser; each command's ``command`` default is the ``module:function`` to run."""
-    parser = argparse.ArgumentParser(
-        prog="harness", description=help_text.plain(PROGRAM_DESCRIPTION)
-    )
+    parser = OneLineParser(prog="harness", description=help_text.plain(PROGRAM_DESCRIPTION))
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
     def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
         child = sub.add_parser(name, help=help_text, description=help_text)
-        child.set_defaults(command=f"{CONTROL}.{target}")
+        child.set_defaults(command=f"{CONTROL}.{target}", reads_env=name in READS_ENV)
         return child
 
     _run_commands(add)
@@ -127,7 +131,8 @@ def _run_commands(add: Add) -> None:
 def _agent_commands(add: Add) -> None:
     """Watching and steering agents: ``list``, ``status``, ``stop``, ``remove``, ``logs``,
     ``auto-accept``."""
-    add("list", "agent_commands:cmd_list", "list agents")
+    listing = add("list", "agent_commands:cmd_list", "list agents")
+    listing.add_argument("--json", action="store_true", help="the agents as JSON")
     add(
         "metrics",
         "metrics_command:cmd_metrics",
@@ -139,6 +144,7 @@ def _agent_commands(add: Add) -> None:
         "show one agent (without AGENT: every agent and their total)",
     )
     status.add_argument("agent", nargs="?")
+    status.add_argument("--json", action="store_true", help="the agent(s) as JSON")
     stop = add("stop", "agent_commands:cmd_stop", "stop an agent (harness resume continues it)")
     stop.add_argument("agent")
     remove = add(
@@ -173,7 +179,7 @@ def _agent_commands(add: Add) -> None:
 
 
 def _checkpoint_commands(add: Add) -> None:
-    """Answering: ``checkpoint``, ``approve``, ``reject``."""
+    """Answering: ``checkpoint``, ``mr``, ``approve``, ``reject``."""
     checkpoint = add(
         "checkpoint",
         "checkpoint_commands:cmd_checkpoint",
@@ -187,6 +193,12 @@ def _checkpoint_commands(add: Add) -> None:
         help="add the unified diff (issue_closure, enrichment_scope…), escaped",
     )
     shown.add_argument("--json", action="store_true", help="the checkpoint as JSON")
+    mr = add(
+        "mr",
+        "mr_command:cmd_mr",
+        "show the agent's merge request (file mode: its description and where it is stored)",
+    )
+    mr.add_argument("agent")
     approve = add("approve", "answer_commands:cmd_approve", "approve the waiting checkpoint")
     approve.add_argument("agent")
     approve.add_argument(

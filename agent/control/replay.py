@@ -172,7 +172,11 @@ async def _run(
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             }
             config = SessionConfig(
-                project_dir=copy, model=None, env={**env.variables, **model_env}, local_model=True
+                project_dir=copy,
+                model=None,
+                env={**env.variables, **model_env},
+                local_model=True,
+                model_name="the recorded session's answers",
             )
             try:
                 if box is None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from agent.control.spec_errors import user_message
 from common.errors import SpecError
 from common.schemas.spec import AgentSpec, SpecList
 
@@ -34,12 +35,11 @@ def parse_specs(text: str) -> list[AgentSpec]:
     try:
         return SpecList.validate_python(data)
     except ValidationError as e:
-        problem = e.errors()[0]
-        where = "".join(
-            f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]
-        )
-        message = str(problem["msg"])
-        raise SpecError(f"--specs{where}: {message[:1].lower()}{message[1:]}") from e
+        problems = e.errors()
+        # A misspelt field (extra_forbidden) is the cause of any "field required" beside it.
+        first = next((p for p in problems if p["type"] == "extra_forbidden"), problems[0])
+        where, message = user_message(first)
+        raise SpecError(f"--specs{where}: {message}") from e
 
 
 def _file_hint(text: str) -> str:

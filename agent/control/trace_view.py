@@ -68,8 +68,25 @@ def totals(events: Sequence[TraceEvent]) -> Totals:
 
 
 def select(events: Sequence[TraceEvent], session: int | None) -> list[TraceEvent]:
-    """All events, or those of one session."""
-    return list(events) if session is None else [e for e in events if e.session == session]
+    """All events, or those of one session, each decision without its MAC."""
+    chosen = list(events) if session is None else [e for e in events if e.session == session]
+    return [without_mac(event) for event in chosen]
+
+
+def without_mac(event: TraceEvent) -> TraceEvent:
+    """``event``, a decision's choice without the ``mac`` a trace of an older harness kept
+    in it (a signature is no reading for a person, and the agent checks it elsewhere)."""
+    if not isinstance(event, DecisionMade) or event.choice is None:
+        return event
+    try:
+        choice = json.loads(event.choice)
+    except ValueError:
+        return event
+    if not isinstance(choice, dict) or "mac" not in choice:
+        return event
+    del choice["mac"]
+    shown = json.dumps(choice, sort_keys=True) if choice else None
+    return event.model_copy(update={"choice": shown})
 
 
 def _short(text: str, width: int = _WIDTH) -> str:
@@ -98,7 +115,8 @@ def ambiguous(events: Sequence[TraceEvent]) -> list[bool]:
 
 
 def render(events: Sequence[TraceEvent]) -> str:
-    """The events as text lines, then their totals."""
+    """The events as text lines (no decision's MAC), then their totals."""
+    events = [without_mac(event) for event in events]
     results = {e.id: e for e in events if isinstance(e, ToolResult)}
     lines: list[str] = []
     for event, named in zip(events, ambiguous(events), strict=True):

@@ -29,6 +29,7 @@ from common.schemas.notify import CheckpointTimeout
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace import checkpoints
 from common.workspace.decisions import default_decision, waits_for_person
+from common.workspace.rejecting import model_reads_reason
 from common.workspace.render import render_checkpoint
 from common.workspace.setup import load_info
 
@@ -59,6 +60,9 @@ class Desk:
     """Told of each waiting checkpoint, reminder and timeout (``None``: the log only)."""
     recorder: DecisionRecorder | None = None
     """Writes each decision on the tracker once it is logged (``None``: the log only)."""
+    feedback_note: str | None = None
+    """Said after a rejection whose reason a session reads, when the model will not act
+    on it (the embedded model plays a fixed playbook); ``None``: the model reads it."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     async def ask(
@@ -112,6 +116,9 @@ class Desk:
         why = f": {decision.reason}" if decision.reason else ""
         rule = f" (rule {decision.rule})" if decision.rule else ""
         self.log(f"checkpoint {checkpoint.id} {verdict} by {decision.decided_by}{rule}{why}")
+        read = model_reads_reason(checkpoint.type)
+        if self.feedback_note and read and not decision.approved and decision.reason:
+            self.log(self.feedback_note)
         return checkpoint
 
     async def _waited(self, shown: Checkpoint) -> Checkpoint:

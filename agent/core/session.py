@@ -11,26 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from claude_agent_sdk import (
-    AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ClaudeSDKError,
     ResultMessage,
     SystemMessage,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UserMessage,
 )
 
 from agent.core import trace_session
@@ -43,6 +34,8 @@ from agent.core.mcp_servers import failed_servers, sdk_config
 from agent.core.policy import PolicyContext
 from agent.core.policy.audit import AuditTrail
 from agent.core.research import ResearchConfig
+from agent.core.session_limits import SessionLimits, launcher_env, taken
+from agent.core.session_log import log_message
 from agent.core.tools import SERVER_NAME, SessionReports
 from agent.core.toolset import check_offered
 from agent.core.trace import TraceSession
@@ -50,13 +43,15 @@ from agent.core.trace_session import traced_session
 from common.errors import ModelEndpointError, SessionError
 from common.schemas.browser_check import BrowserCall
 from common.schemas.mcp_server import McpServer
-from common.untrusted_text import printable_name
 
 SESSION_TIMEOUT_S = 45 * 60
+MAX_MESSAGE_BYTES = 16 << 20
+"""The largest message the CLI may send (the SDK's default is 1 MiB): a tool call carries
+its whole input, so an honest ``Write`` of a 2 MB fixture ended the session with "JSON
+message exceeded maximum buffer size". The model's reports are bounded far below this
+(:mod:`agent.core.tools`); what a session writes is bounded by the limits."""
 OUT_OF_TURNS = "error_max_turns"
 """The result subtype of a session that reached ``max_turns``: an end, not an error."""
-_PREVIEW = 300
-_ASCII_BLANKS = re.compile("[ \t\n\r\f\v]+")
 
 
 EntranceOpener = Callable[[EndpointSpend, Path], AbstractAsyncContextManager[Path]]
@@ -75,9 +70,20 @@ class SessionConfig:
     local_model: bool = False
     """The embedded playbook model answers: its sessions cost nothing (the CLI would
     price them as the Claude model it names)."""
+    model_name: str | None = None
+    """What the log calls the model (the embedded one: its playbook, "the demo
+    playbook"); ``None``: the name the CLI reports, which for the embedded model is the
+    CLI's default Claude model, one it never was."""
     cli_path: Path | None = None
-    """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), or
-    ``None`` for the SDK's bundled CLI, unsandboxed."""
+    """The CLI to start: the sandbox's wrapper (:mod:`agent.sandbox.launcher`), the
+    launcher's in front of the bundled CLI (unsandboxed, :mod:`agent.sandbox.unsandboxed`),
+    or ``None`` for the SDK's bundled CLI as it is."""
+    sandboxed: bool = False
+    """``cli_path`` starts the CLI in the sandbox: a session in a slot's worktree then
+    needs a sandbox bound to that worktree (an entrance of its own)."""
+    limits: SessionLimits | None = None
+    """Where the launcher in front of the CLI reports a limit it ended a session for
+    (``None``: no launcher)."""
     policy: PolicySetup | None = None
     """The command policy and its audit counts; ``None``: the project's defaults,
     logged but not counted."""
@@ -125,9 +131,12 @@ class SessionResult:
     cache_creation_tokens: int = 0
     """Part of ``input_tokens`` written to the prompt cache."""
     endpoint_requests: int = 0
+    """Requests the model endpoint forwarded for the session (the CLI's and any other)."""
     browser_calls: list[BrowserCall] = field(default_factory=list)
     """The browser calls of the session that succeeded, for the regression replay."""
-    """Requests the model endpoint forwarded for the session (the CLI's and any other)."""
+    limit: str | None = None
+    """The limit the harness ended the session at, as the next session is told (its line,
+    and for the disk budget what takes the space); ``None``: it ended on its own."""
 
 
 async def run_session(
@@ -211,9 +220,52 @@ async def _run_session(
 ) -> SessionResult:
     tracker = FileTracker(config.project_dir)
     browser = BrowserRecorder()
+    report = config.limits.report_file() if config.limits is not None else None
+    options = _options(system_prompt, config, reports, log, tracker, report)
+    log(f"── session {label}: start")
+    result: ResultMessage | None = None
+    failure: SessionError | None = None
+    try:
+        result = await _converse(label, prompt, options, reports, log, browser, config.model_name)
+    except TimeoutError as e:
+        failure = SessionError(f"session {label} timed out after {SESSION_TIMEOUT_S} s")
+        failure.__cause__ = e
+    except ClaudeSDKError as e:
+        failure = SessionError(f"session {label}: {e}")
+        failure.__cause__ = e
+    limit = None
+    if report is not None and config.limits is not None:
+        limit = await taken(report, config.project_dir, config.limits.since_ns)
+    if limit is not None:
+        log(f"── session {label}: {limit.splitlines()[0]}")
+        return _limited(result, tracker, config, browser, limit)
+    if failure is not None:
+        raise failure
+    if result is None:
+        raise SessionError(f"session {label} ended without a result message")
+    _check_result(label, result, spent, log)
+    figures = session_figures(result, tracker.touched, local_model=config.local_model)
+    figures.browser_calls = browser.calls()
+    cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
+    log(
+        f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in "
+        f"({figures.cache_read_tokens} cache read, {figures.cache_creation_tokens} cache write) / "
+        f"{figures.output_tokens} out tokens, cost {cost}, {figures.duration_ms} ms"
+    )
+    return figures
+
+
+def _options(
+    system_prompt: str,
+    config: SessionConfig,
+    reports: SessionReports,
+    log: AgentLog,
+    tracker: FileTracker,
+    report: Path | None,
+) -> ClaudeAgentOptions:
     policy = config.policy or PolicySetup(PolicyContext.for_project(config.project_dir.resolve()))
     surface = reports.surface
-    options = ClaudeAgentOptions(
+    return ClaudeAgentOptions(
         system_prompt=system_prompt,
         mcp_servers={
             SERVER_NAME: reports.server(),
@@ -236,34 +288,48 @@ async def _run_session(
             log,
             AuditTrail(log, policy.files),
         ),
-        env=config.env,
+        env=launcher_env(config.env, report),
         model=config.model,
         max_turns=config.max_turns,
         stderr=lambda line: log(f"[cli] {line.rstrip()}"),
         cli_path=config.cli_path,
+        max_buffer_size=MAX_MESSAGE_BYTES,
     )
-    log(f"── session {label}: start")
+
+
+async def _converse(
+    label: str,
+    prompt: str,
+    options: ClaudeAgentOptions,
+    reports: SessionReports,
+    log: AgentLog,
+    browser: BrowserRecorder,
+    model_name: str | None = None,
+) -> ResultMessage | None:
+    """The session itself: the prompt, then every message until the result (the model
+    named ``model_name`` in the log, when the harness knows better than the CLI)."""
+    surface = reports.surface
     result: ResultMessage | None = None
-    try:
-        async with asyncio.timeout(SESSION_TIMEOUT_S), ClaudeSDKClient(options=options) as client:
-            await client.query(prompt)
-            async for message in client.receive_response():
-                _log_message(log, message)
-                trace_session.message(message)
-                browser.see(message)
-                if isinstance(message, SystemMessage) and message.subtype == "init":
-                    offered = message.data.get("tools") or []
-                    check_offered(label, surface.names(), offered, surface.server_prefixes())
-                    for failed in failed_servers(message.data.get("mcp_servers") or []):
-                        log(f"── session {label}: MCP server {failed} did not start")
-                if isinstance(message, ResultMessage):
-                    result = message
-    except TimeoutError as e:
-        raise SessionError(f"session {label} timed out after {SESSION_TIMEOUT_S} s") from e
-    except ClaudeSDKError as e:
-        raise SessionError(f"session {label}: {e}") from e
-    if result is None:
-        raise SessionError(f"session {label} ended without a result message")
+    async with asyncio.timeout(SESSION_TIMEOUT_S), ClaudeSDKClient(options=options) as client:
+        await client.query(prompt)
+        async for message in client.receive_response():
+            log_message(log, message, model_name)
+            trace_session.message(message)
+            browser.see(message)
+            if isinstance(message, SystemMessage) and message.subtype == "init":
+                offered = message.data.get("tools") or []
+                check_offered(label, surface.names(), offered, surface.server_prefixes())
+                for failed in failed_servers(message.data.get("mcp_servers") or []):
+                    log(f"── session {label}: MCP server {failed} did not start")
+            if isinstance(message, ResultMessage):
+                result = message
+    return result
+
+
+def _check_result(
+    label: str, result: ResultMessage, spent: EndpointSpend | None, log: AgentLog
+) -> None:
+    """Raise for a result that is a failure; log one that is an end (turns, budget)."""
     if result.is_error and result.subtype == OUT_OF_TURNS:
         # Not a failure: the session worked until its turn budget; its figures count.
         log(f"── session {label}: it reached its turn limit")
@@ -276,14 +342,23 @@ async def _run_session(
         refused = result.api_error_status in (401, 403)  # another attempt cannot mend it
         error = ModelEndpointError if refused else SessionError
         raise error(f"session {label} failed{status}: {detail}")
-    figures = session_figures(result, tracker.touched, local_model=config.local_model)
+
+
+def _limited(
+    result: ResultMessage | None,
+    tracker: FileTracker,
+    config: SessionConfig,
+    browser: BrowserRecorder,
+    limit: str,
+) -> SessionResult:
+    """The figures of a session the harness ended at a limit: an end, not a failure (see
+    :mod:`agent.core.session_limits`); without a result, what the endpoint saw counts."""
+    if result is not None:
+        figures = session_figures(result, tracker.touched, local_model=config.local_model)
+    else:
+        figures = SessionResult(0, None, 0, 0, 0, 0, tracker.touched)
     figures.browser_calls = browser.calls()
-    cost = f"${figures.cost_usd:.4f}" if figures.cost_usd is not None else "n/a"
-    log(
-        f"── session {label}: end — {figures.turns} turns, {figures.input_tokens} in "
-        f"({figures.cache_read_tokens} cache read, {figures.cache_creation_tokens} cache write) / "
-        f"{figures.output_tokens} out tokens, cost {cost}, {figures.duration_ms} ms"
-    )
+    figures.limit = limit
     return figures
 
 
@@ -305,38 +380,3 @@ def session_figures(
         cache_read_tokens=cache_read,
         cache_creation_tokens=cache_creation,
     )
-
-
-def _log_message(log: AgentLog, message: Any) -> None:
-    """One readable line (or a few) per SDK message."""
-    if isinstance(message, AssistantMessage):
-        for block in message.content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                log.model(block.text.strip())  # every line marked as the model's
-            elif isinstance(block, ThinkingBlock):
-                log.model(_short(block.thinking), "[thinking]")
-            elif isinstance(block, ToolUseBlock):
-                log.model(f"{block.name} {_short(json.dumps(block.input))}", "[tool]")
-    elif isinstance(message, UserMessage) and isinstance(message.content, list):
-        for block in message.content:
-            if isinstance(block, ToolResultBlock):
-                mark = "error" if block.is_error else "ok"
-                log.model(_short(_text(block.content)), f"[result:{mark}]")
-    elif isinstance(message, SystemMessage) and message.subtype == "init":
-        log(f"[system] session initialised ({message.data.get('model', '?')})")
-
-
-def _text(content: str | list[dict[str, Any]] | None) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return " ".join(str(part.get("text", "")) for part in content)
-
-
-def _short(text: str) -> str:
-    """One line of at most :data:`_PREVIEW` characters. Only ASCII whitespace is folded: a
-    tool's output names files, and folding an NBSP or U+3000 into a space would show a
-    look-alike name as the plain one; such blanks are escaped instead (``printable_name``)."""
-    flat = printable_name(" ".join(_ASCII_BLANKS.split(text)).strip())
-    return flat if len(flat) <= _PREVIEW else flat[:_PREVIEW] + "…"

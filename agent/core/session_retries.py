@@ -16,14 +16,20 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core import prompts
+from agent.core import prompts, session_limits
 from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
 from agent.core.research import research_prompt
 from agent.core.run_state import StateStore
 from agent.core.session import SessionConfig, SessionResult, run_session
 from agent.core.tools import SessionReports
-from agent.core.toolset import RESEARCH_KINDS, surface_for, with_research, with_servers
+from agent.core.toolset import (
+    RESEARCH_KINDS,
+    ToolSurface,
+    surface_for,
+    with_research,
+    with_servers,
+)
 from common.errors import SessionError
 from common.workspace import special_files
 
@@ -62,9 +68,7 @@ class Sessions:
         """
         if work_tree == self.config.project_dir:
             return self.config
-        if self.config.cli_path is not None and (
-            self.config.entrance is None or self.config.meter is None
-        ):
+        if self.config.sandboxed and (self.config.entrance is None or self.config.meter is None):
             refused = SessionError(
                 f"a session in {work_tree} needs a sandbox of its own: the agent gives "
                 "its sessions no entrance of their own (issues in parallel need one)"
@@ -125,22 +129,21 @@ class Sessions:
         """Run a session from ``prompts/<template>.md`` in ``work_tree``, retrying failures.
 
         ``done`` says whether the session delivered what the phase needs (for example
-        an issue proposal); a session that did not is tried again. An error that
-        another attempt cannot mend (a refused key) is raised at once; the error
-        raised is the session's own, with the number of attempts, never wrapped.
-        ``spec_sections``: the spec's section names a proposal must keep to.
+        an issue proposal); a session that did not is tried again, told by the harness
+        when a limit ended it (:mod:`agent.core.session_limits`). An error that another
+        attempt cannot mend (a refused key) is raised at once; the error raised is the
+        session's own, with the number of attempts, never wrapped. ``spec_sections``:
+        the spec's section names a proposal must keep to. A session without ``done``
+        that a limit ended comes back with its ``limit``: its caller tells the next one.
         """
         # A resumed run, or one whose venv moved since: the recorded sandbox layout stands.
         await guard(f"before session {label}")
         system = prompts.render("system")
         state = self.store.state
         values.setdefault("feedback", prompts.feedback_block(state.feedback, state.feedback_source))
+        told = str(values["feedback"])
         research = self.config.research
-        offered = research.tools() if research is not None else ()
-        surface = with_research(template, surface_for(template), offered)
-        surface = with_servers(template, surface, self.config.mcp_servers)
-        if template in RESEARCH_KINDS:
-            values.setdefault("research", research_prompt(offered))
+        surface = self._surface(template, values)
         prompt = prompts.render(template, project_dir=work_tree, **values)
         base = self.with_gate_commands(self.config_for(work_tree))
         for attempt in range(1, SESSION_ATTEMPTS + 1):
@@ -158,20 +161,48 @@ class Sessions:
                 with scope:  # the hosts of this kind's MCP servers, while it runs
                     result = await self._attempt(label, system, prompt, config, reports)
             except SessionError as e:
-                self.ledger.account_failed(label, expected_issue)
-                if not e.retryable:
-                    raise
-                if attempt == SESSION_ATTEMPTS:
-                    raise SessionError(f"{e} (after {attempt} attempts)") from e
-                delay = RETRY_DELAY_S * 2 ** (attempt - 1)
-                self.log(f"{e} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
-                await asyncio.sleep(delay)
+                await self._failed(e, label, expected_issue, attempt)
                 continue
             self.ledger.account(result, expected_issue)
             await guard(f"after session {label}")
             if done is None or done(reports):
                 return reports, result
             self.log(f"session {label} attempt {attempt} ended without its report")
+            if result.limit is not None:  # the next attempt is told, as the harness's word
+                prompt = _told(result.limit, told, template, work_tree, values)
+        ended = f" (the last at a limit: {result.limit.splitlines()[0]})" if result.limit else ""
         raise SessionError(
-            f"session {label} ended {SESSION_ATTEMPTS} times without the required report"
+            f"session {label} ended {SESSION_ATTEMPTS} times without the required report{ended}"
         )
+
+    def _surface(self, template: str, values: dict[str, object]) -> ToolSurface:
+        """The tools of a ``template`` session (research and MCP servers included); a
+        research kind's prompt gets its research block."""
+        research = self.config.research
+        offered = research.tools() if research is not None else ()
+        surface = with_research(template, surface_for(template), offered)
+        if template in RESEARCH_KINDS:
+            values.setdefault("research", research_prompt(offered))
+        return with_servers(template, surface, self.config.mcp_servers)
+
+    async def _failed(
+        self, error: SessionError, label: str, expected_issue: int | None, attempt: int
+    ) -> None:
+        """Charge a failed attempt; raise when no other can mend it, else wait to retry."""
+        self.ledger.account_failed(label, expected_issue)
+        if not error.retryable:
+            raise error
+        if attempt == SESSION_ATTEMPTS:
+            raise SessionError(f"{error} (after {attempt} attempts)") from error
+        delay = RETRY_DELAY_S * 2 ** (attempt - 1)
+        self.log(f"{error} (attempt {attempt} of {SESSION_ATTEMPTS}; again in {delay:g} s)")
+        await asyncio.sleep(delay)
+
+
+def _told(
+    limit: str, feedback: str, template: str, work_tree: Path, values: dict[str, object]
+) -> str:
+    """The prompt again, its feedback followed by the limit that ended the last attempt."""
+    told = prompts.feedback_block(session_limits.feedback(limit), "harness")
+    values["feedback"] = feedback + told
+    return prompts.render(template, project_dir=work_tree, **values)

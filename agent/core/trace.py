@@ -290,11 +290,17 @@ def checkpoint(opened: Checkpoint) -> None:
 
 
 def decision(decided: Checkpoint) -> None:
-    """Record the decision on a checkpoint; its extra fields (a choice) as JSON."""
+    """Record the decision on a checkpoint; its extra fields (a choice) as JSON.
+
+    Not its MAC: a signature over the workspace's key tells a person reading the trace
+    nothing, and the checkpoint log keeps it where the agent checks it.
+    """
     made = decided.decision
     if made is None:
         return
-    extra = made.model_dump(mode="json", exclude={"approved", "reason", "decided_by", "decided_at"})
+    extra = made.model_dump(
+        mode="json", exclude={"approved", "reason", "decided_by", "decided_at", "mac"}
+    )
     chosen = {key: value for key, value in extra.items() if value not in (None, [], "")}
     emit(
         DecisionMade(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import threading
 import time
 import urllib.error
@@ -31,6 +32,7 @@ from common.schemas.quality import SETTINGS_FILE
 from common.untrusted_text import printable_line
 from common.workspace import checkpoints
 from common.workspace.checkpoint_issue import issue_of
+from common.workspace.stop_note import BY_SIGNAL, stop_reason
 
 Event = Literal["checkpoint_waiting", "checkpoint_reminder", "checkpoint_timeout", "agent_ended"]
 
@@ -104,8 +106,9 @@ def body(
     issue = issue_of(checkpoint) if checkpoint is not None else None
     line = summary(checkpoint) if checkpoint is not None else None
     name = printable_line(agent)
+    stopped_by = _person(ended)
     if checkpoint is None:
-        text = f"{name} ended: {printable_line(ended or '?')}"
+        text = f"{name} was {stopped_by}" if stopped_by else f"{name} ended: {_told(ended)}"
     else:
         about = f" (issue #{issue})" if issue is not None else ""
         kind = checkpoint.type.value
@@ -114,7 +117,11 @@ def body(
             "checkpoint_waiting": f"⚑ {name} waits at {kind}{about}: {line}",
             "checkpoint_reminder": f"⚑ {name} still waits at {kind}{about} after {waited}: {line}",
             "checkpoint_timeout": f"⏱ {name}: nobody answered {kind}{about} in {waited}",
-            "agent_ended": f"{name} ended at {kind}{about}",
+            "agent_ended": (
+                f"{name} was {stopped_by} while {kind}{about} waited"
+                if stopped_by
+                else f"{name} ended at {kind}{about}: {_told(ended)}"
+            ),
         }[event]
     if link is not None:
         text += f" — {link}"
@@ -131,6 +138,20 @@ def body(
         "link": link,
         "text": text,
     }
+
+
+def _told(ended: str | None) -> str:
+    return printable_line(ended or "?")
+
+
+def _person(ended: str | None) -> str | None:
+    """``stopped by cli:alice`` when a person's stop ended the agent (the daemon told it
+    who: :mod:`common.workspace.stop_note`), else ``None``."""
+    told = _told(ended)
+    head = "stopped: stopped by "
+    if not told.startswith(head) or told == f"stopped: {BY_SIGNAL}":
+        return None
+    return told.removeprefix("stopped: ")
 
 
 class Webhook:
@@ -294,9 +315,10 @@ def aim_approved(
 
 @dataclass
 class Ending:
-    """The agent's outcome, filled in by the run (``stopped`` until it returns)."""
+    """The agent's outcome, filled in by the run; ``None`` until it returns (a stop: who
+    asked for it, when the daemon said so, is read as the block ends)."""
 
-    outcome: tuple[str, str] = ("stopped", "stopped by signal")
+    outcome: tuple[str, str] | None = None
 
 
 @contextlib.asynccontextmanager
@@ -318,7 +340,7 @@ async def announcing_end(webhook: Webhook | None, files: WorkspaceFiles) -> Asyn
                 waiting = checkpoints.pending(files)
             except HarnessError:
                 waiting = None
-            outcome, reason = ending.outcome
+            outcome, reason = ending.outcome or ("stopped", stop_reason(files.root, os.getpid()))
             told = f"{outcome}: {reason}" if reason else outcome
             webhook.send(
                 body("agent_ended", webhook.agent, waiting, ended=told, link=webhook.link())

@@ -28,6 +28,7 @@ from common.schemas.protocol import AgentInfo, SlotInfo
 from common.schemas.spend import Spend
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace.checkpoint_issue import issue_of
+from common.workspace.stop_note import BY_SIGNAL
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 log = logging.getLogger(__name__)
@@ -59,6 +60,8 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
     closed, total = sum(issue.state == "closed" for issue in issues), len(issues)
     about = issue_of(checkpoint.root) if pending is not None and checkpoint is not None else None
     status, reason = _status(record, alive=alive, pending=pending is not None, exited=exit_status)
+    if status is AgentStatus.FAILED and not reason and state is not None and state.failure:
+        reason = state.failure  # an exit file without its reason: the state has it
     if problems:
         status, reason = AgentStatus.FAILED, problems[0]
     return AgentInfo(
@@ -91,6 +94,20 @@ def build_agent_info(record: AgentRecord, *, alive: bool) -> AgentInfo:
         ended_at=exit_status.ended_at if exit_status is not None else None,
         spec=record.spec,
     )
+
+
+def ended_line(info: AgentInfo) -> str:
+    """What an answer to an ended agent is told: it has ended, how, and what continues it.
+
+    Why: the file of its last checkpoint is still there, so the answer was refused with
+    that file's words ("no longer current (now mr_review-6)"), which say nothing of the
+    agent having ended.
+    """
+    how = info.status.value + (f": {info.reason}" if info.reason else "")
+    line = f"{info.name} has ended ({how}): nothing waits for a decision"
+    if info.status is AgentStatus.DONE:
+        return line
+    return f"{line}; `harness resume {info.name}` continues it"
 
 
 def exit_state(status: AgentStatus, state: AgentState | None) -> ExitState:
@@ -159,8 +176,9 @@ def _status(
         return (AgentStatus.WAITING if pending else AgentStatus.RUNNING), ""
     if exited is not None:
         if exited.outcome == "stopped" and record.stopped_by_user:
-            # The agent only saw a signal; the daemon knows a person sent it.
-            return AgentStatus.STOPPED, STOPPED_BY_USER
+            # The daemon knows a person sent the signal; the agent names them when told.
+            named = exited.reason.startswith("stopped by ") and exited.reason != BY_SIGNAL
+            return AgentStatus.STOPPED, exited.reason if named else STOPPED_BY_USER
         return AgentStatus(exited.outcome), exited.reason
     if record.stopped_by_user:
         return AgentStatus.STOPPED, STOPPED_BY_USER

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -142,9 +142,12 @@ class DaemonClient:
         )
         return (await self._call(request, AgentReply)).agent
 
-    async def stop(self, name: str) -> AgentInfo:
-        """Stop an agent (name or unique prefix); returns once its process has exited."""
-        request = StopRequest(id=next(self._ids), agent=name)
+    async def stop(self, name: str, client: Literal["cli", "tui"] = "cli") -> AgentInfo:
+        """Stop an agent (name or unique prefix); returns once its process has exited.
+
+        ``client``: who asks (the agent says it was stopped by ``<client>:<user>``).
+        """
+        request = StopRequest(id=next(self._ids), agent=name, client=client)
         return (await self._call(request, AgentReply)).agent
 
     async def status(self, name: str) -> AgentInfo:

@@ -51,6 +51,23 @@ def started_at(pid: int) -> datetime | None:
     return datetime.now(UTC) - timedelta(seconds=age_s)
 
 
+def started_by(pid: int) -> datetime | None:
+    """The latest instant the process can have started, as UTC wall time; ``None`` if gone.
+
+    Why not :func:`started_at`: ``/proc`` counts the start in whole clock ticks, cut down,
+    so that instant is up to a tick (10 ms) *before* the real start. ``harness approve``
+    decides only a checkpoint created before the command started; measured against the
+    cut-down start, a checkpoint that appeared in the tick before the command was typed,
+    the one on the person's screen, looked newer than the command and was refused ("a new
+    checkpoint appeared"). The end of the tick is a start the process cannot have passed:
+    a checkpoint created after it is one the person cannot have seen when typing.
+    """
+    started = started_at(pid)
+    if started is None:
+        return None
+    return started + timedelta(seconds=1 / os.sysconf("SC_CLK_TCK"))
+
+
 def is_alive(pid: int | None, ticks: int | None) -> bool:
     """Whether ``pid`` runs and (when ``ticks`` is given) is the process started at ``ticks``.
 

@@ -64,6 +64,7 @@ from common.schemas.protocol import (
     StopRequest,
     SubscribeRequest,
 )
+from common.workspace.answer import who
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +299,7 @@ class DaemonServer:
                 )
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case StopRequest():
-                agent = await supervisor.stop_agent(request.agent)
+                agent = await supervisor.stop_agent(request.agent, by=who(request.client))
                 await connection.send(AgentReply(id=request.id, agent=agent))
             case StatusRequest():
                 await connection.send(

@@ -25,7 +25,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.daemon.agent_view import build_agent_info
+from agent.daemon.agent_view import build_agent_info, ended_line
 from agent.daemon.peer_rules import AgentProcess
 from agent.daemon.procs import is_alive, signal_group, spawn_detached, start_ticks
 from agent.daemon.registry import Registry
@@ -51,6 +51,7 @@ from common.secrets import gitlab_secrets, start_with_secrets, without_secrets
 from common.telemetry import without_telemetry
 from common.workspace import answer as answers
 from common.workspace.setup import prepare_workspace, set_auto_accept, validate_spec
+from common.workspace.stop_note import write_note
 
 log = logging.getLogger(__name__)
 
@@ -273,8 +274,11 @@ class Supervisor:
             self._track_exit(record.name, child=child)
             return self._refresh_one(record.name)
 
-    async def stop_agent(self, name: str) -> AgentInfo:
+    async def stop_agent(self, name: str, by: str = "a client") -> AgentInfo:
         """SIGTERM the agent's process group, SIGKILL it if it outlasts ``stop_timeout``.
+
+        ``by``: who asked (``<client>:<user>``), left in the workspace for the agent to
+        say (:mod:`common.workspace.stop_note`).
 
         Raises:
             DaemonError: the agent is not running, or survived SIGKILL.
@@ -285,6 +289,7 @@ class Supervisor:
         pid = record.pid
         exited = self._exited.get(record.name) or self._track_exit(record.name, child=None)
         self._registry.mark_stopped_by_user(record.name)
+        await asyncio.to_thread(write_note, record.workspace, pid, by)
         log.info("stopping %s (pid %d)", record.name, pid)
         signal_group(pid, signal.SIGTERM)
         if not await _wait(exited, self._stop_timeout):
@@ -333,10 +338,14 @@ class Supervisor:
             The agent's name and the checkpoint as decided.
 
         Raises:
+            DaemonError: the agent has ended (done, failed or stopped): its last
+                checkpoint's file is no question to anyone.
             CheckpointError: nothing waits, it was decided already, or the choice does
                 not fit the checkpoint.
         """
         record = self._registry.resolve(request.agent)
+        if not self._is_alive(record):
+            raise DaemonError(ended_line(self._refresh_one(record.name)))
         decided = await asyncio.to_thread(
             answers.decide,
             record.workspace,

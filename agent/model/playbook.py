@@ -30,6 +30,12 @@ from common.errors import HarnessError
 from common.schemas.base import StrictModel
 
 DEMO_PLAYBOOK = asset_path("demo", "playbook.json")
+#: Said wherever a person rejects with feedback the embedded model receives: it answers
+#: from its playbook, so a rejection's words change nothing in its next answer.
+IGNORES_FEEDBACK = (
+    "the embedded model plays a fixed playbook: it gets a rejection's feedback but does "
+    "not act on it (a Claude model does)"
+)
 """The playbook the embedded model answers from unless a spec names another."""
 ONLY_THE_DEMO = (
     "the embedded model only plays the demo; set ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL "

@@ -7,7 +7,8 @@ is then inside too, the layout is ours (the workspace and ``.git`` read-only,
 needs no socat. See docs/security.md for the measurements.
 
 The SDK starts ``cli_path`` for every session; here that is a small script that
-execs bwrap, the relay and the bundled CLI with the SDK's arguments. Hooks and
+execs the launcher (:mod:`agent.sandbox.enter`: the spec's limits, nothing left behind),
+bwrap, the relay and the bundled CLI with the SDK's arguments. Hooks and
 SDK MCP tools keep running in the agent, over the CLI's stdio, which bwrap passes
 through. Each session is one bwrap with its own PID namespace, so everything it
 started ends when it ends.
@@ -19,35 +20,30 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import shlex
 import shutil
-import stat
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
-
-import claude_agent_sdk
 
 from agent.sandbox import overlay as overlays
-from agent.sandbox.bridge import UnixBridge
-from agent.sandbox.cli_copy import execute_only_cli
+from agent.sandbox.bridge import model_forward
 from agent.sandbox.git_config import shown_configs
 from agent.sandbox.host_access import SOCKET_NAME, proxy_port, with_hosts
 from agent.sandbox.host_proxy import HostProxy
-from agent.sandbox.layout import recheck
-from agent.sandbox.plan import SYSTEM_DIRS, Forward, SandboxPlan, bwrap_argv
+from agent.sandbox.limits import Entry
+from agent.sandbox.plan import Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import PRIVATE_PREFIX, ProtectedPlaces, why_denied
-from agent.sandbox.system_secrets import private_entries
+from agent.sandbox.session_plan import (
+    extra_read_only,
+    git_paths,
+    hidden,
+    session_plan,
+    write_wrapper,
+)
+from common.bwrap import DEFAULT_TMPFS_BYTES
 from common.errors import SandboxError
-from common.paths import WORKSPACE_ROOT_NAME
 from common.schemas.sandbox_layout import SandboxLayout
-from common.workspace import gitdirs
-
-RELAY = Path(__file__).with_name("relay.py")
-_BASE_URL = "ANTHROPIC_BASE_URL"
 
 
 @dataclass(frozen=True)
@@ -84,6 +80,9 @@ class SessionSandbox:
     sandbox shares the host's network)."""
     hosts_forward: Forward | None = None
     """The proxy's forward into the sandbox, in the plan while some host is allowed."""
+    entry: Entry | None = None
+    """The launcher in front of every bwrap, with the spec's limits (``None``: none, only
+    for a benchmark's baseline)."""
     overlays: bool = False
     """Whether a gate can see the work tree as an overlay (:meth:`wrap`'s ``overlay``),
     as probed at the start (:func:`agent.sandbox.overlay.probe`)."""
@@ -106,7 +105,7 @@ class SessionSandbox:
             project_dir=work_tree,
             read_only=(*self.plan.read_only, *self.slot_read_only),
             read_only_in_project=folders,
-            hidden_in_project=_hidden(work_tree),
+            hidden_in_project=hidden(work_tree),
             covered_files=shown_configs(work_tree, folders, self.cli_path.parent),
         )
 
@@ -135,7 +134,17 @@ class SessionSandbox:
             overlays.lay_out(overlay)
         # Nor the browser's output folder: only a session's browser writes there.
         gate = replace(plan, forwards=self._gate_forwards(), writable=(), overlay=overlay)
-        return bwrap_argv(gate, self.bwrap, command)
+        return [*self.launcher("gate", gate), *bwrap_argv(gate, self.bwrap, command)]
+
+    def launcher(self, what: str, plan: SandboxPlan) -> list[str]:
+        """The launcher in front of a sandbox of ``plan`` (:mod:`agent.sandbox.enter`):
+        its limits, its watch of the sandbox's tmpfs mounts, nothing left behind."""
+        return [] if self.entry is None else self.entry.argv(what, tmpfs=plan.tmpfs_inside())
+
+    def write_cli(self, wrapper: Path, plan: SandboxPlan) -> None:
+        """The CLI wrapper of ``plan``: the launcher, bwrap, the relay and the CLI."""
+        sandbox = bwrap_argv(plan, self.bwrap, [str(plan.cli)])
+        write_wrapper(wrapper, [*self.launcher("session", plan), *sandbox])
 
     def own_entrance(self, work_tree: Path | None = None) -> OwnEntrance:
         """A fresh socket path for one session's own model entrance, and a CLI wrapper
@@ -169,7 +178,7 @@ class SessionSandbox:
         model = Forward(entrances[0].port, socket)
         plan = replace(bound, forwards=(model, *self._gate_forwards()))
         wrapper = private / f"claude-{self._entrances}"
-        write_wrapper(wrapper, bwrap_argv(plan, self.bwrap, [str(plan.cli)]))
+        self.write_cli(wrapper, plan)
         return OwnEntrance(socket, wrapper, plan)
 
     def browser_output(self) -> Path:
@@ -211,7 +220,7 @@ class SessionSandbox:
             read_only=(*self.plan.read_only, *shown),
             writable=(*self.plan.writable, (writable, writable)),
         )
-        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
+        self.write_cli(self.cli_path, self.plan)
 
     def allow_hosts(
         self,
@@ -232,7 +241,7 @@ class SessionSandbox:
             )
         self.hosts.allow(entries, by_kind)
         self.plan = with_hosts(self.plan, self.hosts_forward, allowed=self.hosts.any_host())
-        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
+        self.write_cli(self.cli_path, self.plan)
         self.log(f"sandbox: hosts reachable through the filtering proxy: {self.hosts.shown()}")
 
     def hosts_during(self, kind: str) -> contextlib.AbstractContextManager[None]:
@@ -250,61 +259,7 @@ class SessionSandbox:
         a person approved it at a checkpoint."""
         read_only = extra_read_only(self.plan.project_dir, layout, self.places, self.log)
         self.plan = replace(self.plan, read_only=read_only)
-        write_wrapper(self.cli_path, bwrap_argv(self.plan, self.bwrap, [str(self.plan.cli)]))
-
-
-def bundled_cli() -> Path:
-    """The Claude CLI the SDK bundles (the SDK prefers it over any on ``PATH``)."""
-    path = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-    if not path.is_file():
-        raise SandboxError(f"the SDK's bundled Claude CLI is missing at {path}")
-    return path.resolve()
-
-
-def relay_python() -> Path:
-    """A plain interpreter for the relay: the base one under the harness's venv."""
-    return Path(getattr(sys, "_base_executable", sys.executable)).resolve()
-
-
-def git_paths(project_dir: Path) -> tuple[Path, ...]:
-    """The repository's git folders: ``.git``, or a worktree's gitdir and common dir."""
-    folders = gitdirs.git_folders(project_dir)
-    if folders is None:
-        dot_git = project_dir / ".git"
-        return (dot_git,) if dot_git.exists() else ()
-    if folders.dot_git.is_dir():
-        return (folders.dot_git,)
-    return tuple(dict.fromkeys((folders.dot_git, folders.git_dir, folders.common_dir)))
-
-
-def extra_read_only(
-    project_dir: Path,
-    layout: SandboxLayout | None,
-    places: ProtectedPlaces,
-    log: Callable[[str], None],
-) -> tuple[Path, ...]:
-    """Folders outside the system ones the session needs to read.
-
-    The relay's interpreter (the harness's own), and the folders of the layout
-    recorded at project_verification, each checked again against the deny list:
-    nothing is read from the project's files here, so nothing the model wrote since
-    adds a mount (see :mod:`agent.sandbox.layout`).
-    """
-    recorded, left_out = recheck(layout.read_only if layout else (), project_dir, places)
-    for note in left_out:
-        log(f"sandbox: left out {note}")
-    kept: list[Path] = []
-    covered = [project_dir.resolve(), *(Path(d).resolve() for d in SYSTEM_DIRS)]
-    for path in [Path(sys.base_prefix).resolve(), *recorded]:
-        if path.is_dir() and not any(path == c or c in path.parents for c in [*covered, *kept]):
-            kept.append(path)
-    return tuple(kept)
-
-
-def inside_url(base_url: str, port: int) -> str:
-    """``base_url`` with its host and port as the relay serves them inside."""
-    parts = urlsplit(base_url)
-    return urlunsplit((parts.scheme, f"127.0.0.1:{port}", parts.path, "", ""))
+        self.write_cli(self.cli_path, self.plan)
 
 
 @contextlib.asynccontextmanager
@@ -318,6 +273,8 @@ async def session_sandbox(
     places: ProtectedPlaces | None = None,
     log: Callable[[str], None] = lambda _line: None,
     on_host_refusal: Callable[[], None] | None = None,
+    entry: Entry | None = None,
+    tmpfs_bytes: int = DEFAULT_TMPFS_BYTES,
     env_keep: tuple[str, ...] = (),
 ) -> AsyncIterator[SessionSandbox]:
     """Prepare the wrapper, the scratch home and the model bridge for every session.
@@ -328,31 +285,18 @@ async def session_sandbox(
     ``layout`` is the one recorded at project_verification (``None``: no project
     venv folders); ``places`` the deny list's (default: this process's);
     ``on_host_refusal`` is told of each connection the filtering proxy refuses;
-    ``env_keep`` names the variables kept inside beyond the sandbox's own list (the
-    spec's ``sandbox_env``).
+    ``entry`` the launcher with the spec's limits, in front of every sandbox;
+    ``tmpfs_bytes`` the size of each of the sandbox's RAM-backed folders; ``env_keep``
+    names the variables kept inside beyond the sandbox's own list (the spec's
+    ``sandbox_env``).
     """
     places = places or ProtectedPlaces.of_this_process()
     private = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))  # short: it holds a Unix socket
     try:
-        home = private / "home"
-        home.mkdir(mode=0o700)
+        (private / "home").mkdir(mode=0o700)
         env = dict(model_env)
-        forwards: tuple[Forward, ...] = ()
         async with contextlib.AsyncExitStack() as stack:
-            base_url = env.get(_BASE_URL)
-            if not network and base_url:
-                parts = urlsplit(base_url)
-                if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
-                    raise SandboxError(
-                        f"the model endpoint {base_url} is not local; a sandbox without "
-                        'network cannot reach it (set "sandbox_network": true)'
-                    )
-                socket_path = private / "model.sock"
-                await stack.enter_async_context(
-                    UnixBridge(socket_path, "127.0.0.1", parts.port, log)
-                )
-                forwards = (Forward(parts.port, socket_path),)
-                env[_BASE_URL] = inside_url(base_url, parts.port)
+            forwards = () if network else await model_forward(stack, private, env, log)
             hosts: HostProxy | None = None
             hosts_forward: Forward | None = None
             if not network:  # the one way out to the hosts of sandbox_hosts, none at first
@@ -360,36 +304,10 @@ async def session_sandbox(
                 hosts = await stack.enter_async_context(proxy)
                 port = proxy_port({forward.port for forward in forwards})
                 hosts_forward = Forward(port, hosts.path)
-            secrets = private_entries()
-            if not secrets.complete:
-                log(
-                    "sandbox: /etc's private files: the walk ran out of time, covered what it found"
-                )
-            plan = SandboxPlan(
-                project_dir=project_dir,
-                scratch_home=home,
-                # Each session (one CLI process, one bwrap) starts with an empty home: what
-                # one left there (~/.bashrc, which the CLI's shell snapshot sources,
-                # ~/.claude, ~/.local) is never the next one's, nor a gate's.
-                fresh_home=True,
-                cli=execute_only_cli(bundled_cli(), private),
-                relay=RELAY,
-                python=relay_python(),
-                read_only=extra_read_only(project_dir, layout, places, log),
-                read_only_in_project=git_paths(project_dir),
-                hidden_in_project=_hidden(project_dir),
-                covered_files=shown_configs(project_dir, git_paths(project_dir), private),
-                private_files=secrets.files,
-                private_folders=secrets.folders,
-                forwards=forwards,
-                network=network,
-                env_keep=env_keep,
-            )
-            wrapper = private / "claude"
-            write_wrapper(wrapper, bwrap_argv(plan, bwrap, [str(plan.cli)]))
-            usable = await asyncio.to_thread(overlays.usable, bwrap, log)
-            yield SessionSandbox(
-                wrapper,
+            plan = session_plan(project_dir, private, layout, places, log, network)
+            plan = replace(plan, forwards=forwards, tmpfs_bytes=tmpfs_bytes, env_keep=env_keep)
+            box = SessionSandbox(
+                private / "claude",
                 env,
                 plan,
                 bwrap,
@@ -397,18 +315,10 @@ async def session_sandbox(
                 log,
                 hosts=hosts,
                 hosts_forward=hosts_forward,
-                overlays=usable,
+                entry=entry,
+                overlays=await asyncio.to_thread(overlays.usable, bwrap, log),
             )
+            box.write_cli(box.cli_path, plan)
+            yield box
     finally:
         shutil.rmtree(private, ignore_errors=True)
-
-
-def _hidden(project_dir: Path) -> tuple[Path, ...]:
-    workspaces = project_dir / WORKSPACE_ROOT_NAME
-    return (workspaces,) if workspaces.is_dir() else ()
-
-
-def write_wrapper(path: Path, argv: list[str]) -> None:
-    """An executable ``sh`` script that execs ``argv`` with the caller's arguments."""
-    path.write_text(f'#!/bin/sh\nexec {shlex.join(argv)} "$@"\n')
-    path.chmod(stat.S_IRWXU)

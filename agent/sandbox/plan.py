@@ -23,6 +23,8 @@ SYSTEM_DIRS = (*bwrap.SYSTEM_DIRS, "/opt")
 """Read-only inside when they exist (a symlink such as ``/bin -> usr/bin`` stays one);
 ``/opt`` too, where toolchains a project needs are often installed."""
 
+EMPTY_TMPFS_BYTES = 1 << 20
+"""The size of a tmpfs that stays empty and read-only (a hidden folder, the CLI's inboxes)."""
 INSIDE_DIR = Path("/run/harness")
 """Where the relay script and the forwarded Unix sockets appear inside."""
 
@@ -111,6 +113,14 @@ class SandboxPlan:
     overlay: Path | None = None
     """A gate's folder (:mod:`agent.sandbox.overlay`): the project is shown as an overlay
     whose writes land there, never in the work tree; ``None``: bound writable."""
+    tmpfs_bytes: int = bwrap.DEFAULT_TMPFS_BYTES
+    """The size of each writable RAM-backed folder inside (``/tmp``, ``/var/tmp``, ``/run``,
+    ``/dev/shm``, the fresh home): the spec's ``limits.tmpfs_mb``."""
+
+    def tmpfs_inside(self) -> tuple[str, ...]:
+        """The writable RAM-backed folders, as seen inside (the launcher watches them)."""
+        home = (str(self.scratch_home),) if self.fresh_home else ()
+        return ("/tmp", "/var/tmp", "/run", "/dev/shm", *home)
 
 
 def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) -> list[str]:
@@ -122,21 +132,24 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     # --as-pid-1: no bwrap init inside; it would hold the SDK's pipes where the model's
     # commands can open them (/proc/1/fd/1). The relay is the first process instead.
     argv = [str(bwrap_binary)]
-    argv += bwrap.isolated_base(network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True)
+    size = plan.tmpfs_bytes
+    argv += bwrap.isolated_base(
+        network=plan.network, system_dirs=SYSTEM_DIRS, as_pid_1=True, tmpfs_bytes=size
+    )
     # For the relay alone, which sets the sandbox's share of per-user kernel objects and
     # then drops every capability before anything else runs (agent.sandbox.relay).
     argv += ["--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETPCAP"]
     for inbox in cli_inboxes(os.getuid()):
-        argv += ["--tmpfs", str(inbox), "--remount-ro", str(inbox)]
-    argv += ["--dir", "/var", "--tmpfs", "/var/tmp"]
+        argv += [*_empty(inbox), "--remount-ro", str(inbox)]
+    argv += ["--dir", "/var", *bwrap.sized_tmpfs("/var/tmp", size)]
     for path in plan.private_files:
         argv += ["--ro-bind", "/dev/null", str(path)]
     for folder in plan.private_folders:
-        argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+        argv += [*_empty(folder), "--remount-ro", str(folder)]
     for path in plan.read_only:
         argv += ["--ro-bind", str(path), str(path)]
     if plan.fresh_home:
-        argv += ["--tmpfs", str(plan.scratch_home)]
+        argv += bwrap.sized_tmpfs(str(plan.scratch_home), size)
     else:
         argv += ["--bind", str(plan.scratch_home), str(plan.scratch_home)]
     for outside, inside in plan.writable:
@@ -150,9 +163,9 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     for copy, covered in plan.covered_files:
         argv += ["--ro-bind", str(copy), str(covered)]
     for path in plan.hidden_in_project:
-        argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        argv += [*_empty(path), "--remount-ro", str(path)]
     argv += ["--ro-bind", str(plan.cli), str(plan.cli)]
-    argv += ["--tmpfs", str(INSIDE_DIR)]
+    argv += _empty(INSIDE_DIR)
     relay_inside = INSIDE_DIR / "relay.py"
     argv += ["--ro-bind", str(plan.relay), str(relay_inside)]
     for forward in plan.forwards:
@@ -170,3 +183,8 @@ def bwrap_argv(plan: SandboxPlan, bwrap_binary: Path, command: Sequence[str]) ->
     for name in dict.fromkeys([*plan.env_keep, *env]):
         argv += ["--keep", name]
     return [*argv, "--", *command]
+
+
+def _empty(path: Path) -> list[str]:
+    """A small tmpfs at ``path`` (it only holds mount points, and is made read-only)."""
+    return bwrap.sized_tmpfs(str(path), EMPTY_TMPFS_BYTES)

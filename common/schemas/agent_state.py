@@ -15,6 +15,7 @@ from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import TestRun
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import IssueDraft
+from common.schemas.limits import DiskBaseline, MachineLimits
 from common.schemas.mcp_server import McpServer
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import ApprovedChange, OutboundSettings
@@ -114,6 +115,12 @@ class AgentState(StrictModel):
     sandbox_layout: SandboxLayout | None = None
     """The sandbox's project-dependent folders, recorded at project_verification (a
     state from before this field gets it at its next start); every sandbox uses it."""
+    disk_baseline: DiskBaseline | None = None
+    """The project's size when the run started, measured once at the agent's first start
+    (``None`` before, or when it could not be measured): the disk budget counts from it."""
+    machine_limits: MachineLimits | None = None
+    """Which limits hold where the agent last started, and which could not be set (the
+    start's probe): project_verification and ``harness status`` show it."""
     project_env_kind: str | None = None
     """The project environment's label approved at project_verification (``None``
     before it): later starts keep it, whatever the sessions made of the project."""

@@ -19,6 +19,7 @@ from common.schemas.checkpoint_type import CheckpointType as CheckpointType
 from common.schemas.coverage import SpecCoverage
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issues import IssueDraft
+from common.schemas.long_lines import LongLines
 from common.schemas.mcp_server import McpServer
 from common.schemas.notify import NotifyTargets
 from common.schemas.outbound import FileChoice, Finding, FlaggedFile, OutboundSettings
@@ -255,6 +256,10 @@ class DiffExcerpt(StrictModel):
     """The git range: ``git diff RANGE`` in the project shows the whole diff."""
     cut_at: int | None = None
     """Where ``text`` was cut (characters), ``None`` when it is whole."""
+    long_lines: LongLines | None = None
+    """The lines a person must read whole (very long, or padded with blanks), counted
+    over the whole diff; ``None``: written before the harness counted them (the viewers
+    count the stored text instead)."""
 
 
 class RegressionApprovalContext(StrictModel):
@@ -333,6 +338,9 @@ class IssueClosureContext(StrictModel):
     """The git range of the issue's commits (``A~1..B``): ``git diff`` of it is the whole diff."""
     diff_cut_at: int | None = None
     """Where ``diff`` was cut (characters), ``None`` when it is whole: the person is told."""
+    diff_long_lines: LongLines | None = None
+    """The lines of the issue's diff a person must read whole (very long, or padded with
+    blanks), counted over the whole diff; ``None``: written before the harness counted."""
     test_run: TestRun | None = None
     model_summary: str = ""
     gate_refusals: list[GateRefusal] = Field(default_factory=list)

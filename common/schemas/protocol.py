@@ -74,6 +74,9 @@ class ResumeRequest(_Request):
 class StopRequest(_Request):
     type: Literal["stop"] = "stop"
     agent: str
+    client: Literal["cli", "tui"] = "cli"
+    """Who asks, told to the agent as ``<client>:<user>`` (its log and webhook say who
+    stopped it)."""
 
 
 class StatusRequest(_Request):

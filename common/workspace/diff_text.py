@@ -3,15 +3,19 @@
 The diff is the model's code: every line is escaped (:mod:`common.untrusted_text`), so
 nothing in it can act on a terminal, and its file names are one-line values. The agent
 stores at most a reviewable size of it; where it cut, the person is told so and given
-the git command that shows the whole (:func:`cut_note`).
+the git command that shows the whole (:func:`cut_note`). The lines to read whole (very
+long, or padded with blanks: :mod:`common.workspace.long_lines`) are said in the
+harness's words wherever the diff is shown (:attr:`ReviewDiff.long_lines`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from common.schemas.checkpoint import Checkpoint
+from common.schemas.long_lines import LongLines
 from common.untrusted_text import printable, printable_line
+from common.workspace import long_lines
 from common.workspace.kinds import kind_of
 
 #: The lines that start a file's section: a plain diff's, and a conflicted merge's (combined).
@@ -53,6 +57,12 @@ class ReviewDiff:
     files: list[FileDiff]
     cut: str | None
     """Where the stored diff was cut, and how to see the whole; ``None`` when whole."""
+    long_lines: LongLines = field(default_factory=LongLines)
+    """The lines to read whole: the checkpoint's count, else counted on the stored text."""
+
+    def flags(self) -> list[str]:
+        """The long lines in the harness's words (empty: none)."""
+        return long_lines.flag_lines(self.long_lines)
 
 
 def split_files(diff: str) -> list[FileDiff]:
@@ -111,20 +121,34 @@ def review_diff(checkpoint: Checkpoint) -> ReviewDiff | None:
     carried = kind_of(checkpoint).diff(checkpoint)
     if carried is None:
         return None
-    return _review(carried.stat, carried.text, cut_note(carried.cut_at, carried.whole))
+    counted = carried.long_lines
+    return ReviewDiff(
+        stat=printable_line(_last_line(carried.stat)),
+        files=split_files(carried.text),
+        cut=cut_note(carried.cut_at, carried.whole),
+        long_lines=counted if counted is not None else long_lines.find(carried.text),
+    )
 
 
-def _review(stat: str, diff: str, cut: str | None) -> ReviewDiff:
-    return ReviewDiff(stat=printable_line(_last_line(stat)), files=split_files(diff), cut=cut)
+def flag_lines(checkpoint: Checkpoint) -> list[str]:
+    """The checkpoint's lines to read whole, in the harness's words (empty: none, or no
+    diff): for ``harness checkpoint`` and the agent's log."""
+    review = review_diff(checkpoint)
+    return review.flags() if review is not None else []
 
 
 def diff_lines(checkpoint: Checkpoint) -> list[str]:
-    """The unified diff for ``harness checkpoint --full``: escaped, with a line per file
-    and, where it was cut, the note saying so (nothing for a checkpoint without one)."""
+    """The unified diff for ``harness checkpoint --full``: escaped, with a line per file,
+    the lines to read whole and, where it was cut, the note saying so (nothing for a
+    checkpoint without one)."""
     review = review_diff(checkpoint)
-    if review is None:
-        return []
-    out = [f"DIFF ({review.stat or 'no changes'}):"]
+    return [] if review is None else review_lines(review)
+
+
+def review_lines(review: ReviewDiff) -> list[str]:
+    """``review`` as text lines: the stat, the flags, each file under a line naming it,
+    the cut (what ``harness checkpoint --full`` prints and a pager is handed)."""
+    out = [f"DIFF ({review.stat or 'no changes'}):", *review.flags()]
     if not review.files:
         out.append("  (empty)")
     for number, item in enumerate(review.files, start=1):

@@ -16,7 +16,12 @@ from common.schemas.checkpoint_type import CheckpointType
 from common.workspace.kinds import KINDS
 from common.workspace.kinds.base import NEVER_READ
 
-__all__ = ["NEVER_READ", "reason_use"]
+__all__ = ["NEVER_READ", "READ_BY_MODEL", "model_reads_reason", "reason_use"]
+
+#: The types whose reject reason the next session reads (as ``feedback``).
+READ_BY_MODEL = frozenset(
+    {CheckpointType.SPEC_TO_ISSUES, CheckpointType.ISSUE_CLOSURE, CheckpointType.MR_REVIEW}
+)
 
 
 def reason_use(kind: CheckpointType) -> str:
@@ -26,3 +31,8 @@ def reason_use(kind: CheckpointType) -> str:
     no plain reject), it is the plain truth that holds for every type: :data:`NEVER_READ`.
     """
     return KINDS[kind].reason_use
+
+
+def model_reads_reason(kind: CheckpointType) -> bool:
+    """Whether the model is handed the reason of a reject at a ``kind`` checkpoint."""
+    return kind in READ_BY_MODEL

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import shlex
 import textwrap
+from collections.abc import Sequence
 
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable, printable_line
+from common.workspace.diff_text import flag_lines
 from common.workspace.kinds import kind_of
 from common.workspace.kinds.lines import (
     flagged_lines,
@@ -36,16 +38,23 @@ RULE = "=" * 64
 BOX_WIDTH = 61
 
 
-def render_checkpoint(checkpoint: Checkpoint, agent: str | None = None) -> str:
+def render_checkpoint(
+    checkpoint: Checkpoint, agent: str | None = None, details: Sequence[str] = ()
+) -> str:
     """WHAT HAPPENED, the context details, IF APPROVED / IF REJECTED, and how to answer:
     the TUI's keys in the agent's log, the ``harness`` commands for ``agent`` when given
-    (``harness checkpoint`` is read in a shell, where keys do nothing)."""
+    (``harness checkpoint`` is read in a shell, where keys do nothing).
+
+    ``details`` (``harness checkpoint --full``: the diff, already escaped) go after the
+    context and before the answer box, so that the box is the last thing on screen,
+    where the person who read the rest is about to answer."""
     title = f"HITL CHECKPOINT: {checkpoint.type.value.upper()}  ({one(checkpoint.id)})"
     lines = [RULE, title, RULE]
     lines += ["", "WHAT HAPPENED:"]
     lines += [f"  ✓ {one(item)}" for item in checkpoint.what_happened]
     lines += [f"  → {one(checkpoint.to_decide)}", ""]
     lines += context_lines(checkpoint)
+    lines += [*([""] if details else []), *details]
     lines += ["", *_box(checkpoint.if_approved, checkpoint.if_rejected), "", RULE]
     lines += _tui_hints(checkpoint) if agent is None else cli_hints(checkpoint, agent)
     lines.append(RULE)
@@ -77,9 +86,12 @@ def cli_hints(checkpoint: Checkpoint, agent: str) -> list[str]:
     return lines
 
 
-def context_lines(checkpoint: Checkpoint) -> list[str]:
-    """The context-specific details of one checkpoint (its type's own lines)."""
-    return kind_of(checkpoint).context_lines(checkpoint)
+def context_lines(checkpoint: Checkpoint, *, diff_flags: bool = True) -> list[str]:
+    """The context-specific details of one checkpoint (its type's own lines), then the
+    lines of its diff to read whole, in the harness's words (``diff_flags``: the TUI says
+    them above the diff itself instead)."""
+    lines = kind_of(checkpoint).context_lines(checkpoint)
+    return [*lines, *flag_lines(checkpoint)] if diff_flags else lines
 
 
 def _box(approved: str, rejected: str) -> list[str]:

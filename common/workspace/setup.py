@@ -17,17 +17,21 @@ from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.spec import AgentSpec
 from common.schemas.workspace import WorkspaceInfo
 from common.workspace import git
+from common.workspace.spec_text import spec_text_problem
 
 
 def validate_spec(spec: AgentSpec) -> None:
     """Check that the spec points at real things.
 
     Raises:
-        SpecError: the spec file is missing, the project is not a git repository,
-            or the target branch does not exist.
+        SpecError: the spec file is missing or not text, the project is not a git
+            repository, or the target branch does not exist.
     """
     if not spec.spec_file.is_file():
         raise SpecError(f"spec_file {spec.spec_file} does not exist")
+    problem = spec_text_problem(spec.spec_file)
+    if problem is not None:
+        raise SpecError(problem)
     if not spec.project_dir.is_dir():
         raise SpecError(f"project_dir {spec.project_dir} does not exist")
     if not git.is_repository_root(spec.project_dir):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +14,12 @@ from agent.core.browser import replay as replay_module
 from agent.core.browser.install import BrowserInstall, BrowserUnavailable, ensure_installed
 from agent.core.browser.replay import replay, replay_command
 from agent.core.browser.server import BrowserSetup
+from agent.sandbox.binary import find_bwrap, probe
+from agent.sandbox.launcher import session_sandbox
+from agent.sandbox.limits import Entry, launcher_python
+from agent.sandbox.unsandboxed import LimitsWrap
 from common.schemas.browser_check import BrowserCall, BrowserCheck
+from common.schemas.limits import Limits
 from common.schemas.web import WebSettings
 
 NONCE = "h2-replay-3b9c"
@@ -109,3 +116,78 @@ def test_the_replay_serves_the_app_in_the_background_then_runs_the_server(
     serve, server = script.splitlines()
     assert serve == "(python3 app.py 8123) >/dev/null 2>&1 </dev/null &"
     assert server.startswith(f"exec {install.node} ") and "/tmp/harness-replay" in server
+
+
+SERVED = "h26-served-7c1e"
+
+
+def served(project: Path) -> list[int]:
+    """This test's served apps still running (their environment carries the nonce and
+    the test's own folder)."""
+    marker = f"HARNESS_SERVED={SERVED}-{project.name}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # not a process, gone, or not ours to read
+    return found
+
+
+def daemonizing_app(tmp_path: Path, install: BrowserInstall) -> BrowserSetup:
+    """An app whose serve command leaves its shell's session (``setsid``), as a
+    daemonizing server does: nothing but the replay's launcher can end it."""
+    (tmp_path / "index.html").write_text(f"<h1>{NONCE}</h1>")
+    port = free_port()
+    marked = f"HARNESS_SERVED={SERVED}-{tmp_path.name}"
+    serve = f"{marked} setsid python3 -m http.server {port} --bind 127.0.0.1"
+    web = WebSettings(serve=serve, url=f"http://127.0.0.1:{port}/")
+    return BrowserSetup(install, web, tmp_path / "out")
+
+
+async def replay_and_wait_for_the_app(setup: BrowserSetup, project: Path, wrap: Any) -> None:
+    found = await replay(
+        [check(1, ("browser_navigate", {"url": setup.web.url}), ("browser_snapshot", {}))],
+        setup,
+        project,
+        os.environ,
+        wrap,
+    )
+    assert found == []
+
+
+def no_app_within(project: Path, seconds: float) -> list[int]:
+    """The served apps left after ``seconds`` (the replay is over: nothing else runs)."""
+    deadline = time.monotonic() + seconds
+    while served(project) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return served(project)
+
+
+@pytest.mark.parametrize("wrap", ["none", "limits"])
+async def test_the_served_app_is_gone_after_the_replay_unsandboxed(
+    tmp_path: Path, install: BrowserInstall, wrap: str
+) -> None:
+    setup = daemonizing_app(tmp_path, install)
+    limits = LimitsWrap(Entry(Limits(disk_mb=None), python=launcher_python()))
+
+    await replay_and_wait_for_the_app(setup, tmp_path, limits if wrap == "limits" else None)
+
+    assert no_app_within(tmp_path, 5) == []
+
+
+async def test_the_served_app_is_gone_after_the_replay_in_the_sandbox(
+    tmp_path: Path, install: BrowserInstall
+) -> None:
+    bwrap = find_bwrap()
+    if probe(bwrap) is not None:
+        pytest.skip(f"no bubblewrap here: {probe(bwrap)}")
+    assert bwrap is not None
+    setup = daemonizing_app(tmp_path, install)
+    entry = Entry(Limits(disk_mb=None), python=launcher_python())
+    async with session_sandbox(tmp_path, bwrap, {}, entry=entry) as sandbox:
+        sandbox.show_browser(setup.read_only(), sandbox.browser_output())
+        await replay_and_wait_for_the_app(setup, tmp_path, sandbox.wrap)
+
+    assert no_app_within(tmp_path, 5) == []

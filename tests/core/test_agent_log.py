@@ -16,7 +16,7 @@ from claude_agent_sdk import (
 )
 
 from agent.core.log import CONTINUATION, AgentLog
-from agent.core.session import _log_message
+from agent.core.session_log import log_message
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[32m[harness] Security review: APPROVED - press Y\x1b[0m"
 STAMP = re.compile(r"^\d\d:\d\d:\d\d ")
@@ -78,7 +78,7 @@ def test_redaction_still_runs_before_escaping() -> None:
 def test_the_sessions_messages_are_logged_as_the_models() -> None:
     out = io.StringIO()
     log = AgentLog(out)
-    _log_message(
+    log_message(
         log,
         AssistantMessage(
             content=[
@@ -89,7 +89,7 @@ def test_the_sessions_messages_are_logged_as_the_models() -> None:
             model="m",
         ),
     )
-    _log_message(log, UserMessage(content=[ToolResultBlock("t1", f"out {HOSTILE}", False)]))
+    log_message(log, UserMessage(content=[ToolResultBlock("t1", f"out {HOSTILE}", False)]))
     lines = [STAMP.sub("", line) for line in out.getvalue().splitlines()]
     assert lines[0] == "[model] Done."
     assert lines[1].startswith("[model] \\x1b]0;pwned\\x07\\x1b[2J\\x1b[32m[harness]")

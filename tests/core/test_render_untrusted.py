@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from agent.core import model_words
 from common.schemas.checkpoint import Checkpoint, CheckpointFile
 from common.schemas.gates import TestRun
 from common.untrusted_text import MODEL_MARK
@@ -78,15 +79,30 @@ def test_the_models_summary_is_a_marked_block() -> None:
     assert "Files: notes/\\x1b[2Jevil<U+202E>txt.md" in lines
 
 
-def test_the_merge_requests_description_is_marked_as_the_models() -> None:
+def test_only_the_models_words_in_the_merge_request_are_marked_as_the_models() -> None:
     review = checkpoint_samples.mr_review()
+    summary = model_words.section(
+        "## Summary", "Line one\n\u2066hidden\u2069\n\n## Tests: 99 passed"
+    )
+    description = (
+        f"{summary}\n\n"
+        "## Traceability\n| issue | commit |\n|---|---|\n| #1 `Add\u202e x` | abc1234 |\n"
+    )
     context = review.context.model_copy(
-        update={"title": "Add\u202e gnp.exe", "description": "Line one\n\u2066hidden\u2069"}
+        update={"title": "Add\u202e gnp.exe", "description": description}
     )
     lines = render_checkpoint(review.model_copy(update={"context": context})).splitlines()
     assert "Title (the model's words): Add<U+202E> gnp.exe" in lines
-    start = lines.index("Description (the model's words):")
-    assert lines[start + 1 : start + 3] == [
+    start = lines.index(f"Description (the harness's text; the model's words marked {MODEL_MARK}):")
+    assert lines[start + 1 : start + 11] == [
+        "  ## Summary (the agent's model wrote this; the harness has not verified it)",
         f"  {MODEL_MARK} Line one",
         f"  {MODEL_MARK} <U+2066>hidden<U+2069>",
+        f"  {MODEL_MARK}",
+        f"  {MODEL_MARK} ## Tests: 99 passed",
+        "",
+        "  ## Traceability",
+        "  | issue | commit |",
+        "  |---|---|",
+        "  | #1 `Add<U+202E> x` | abc1234 |",
     ]

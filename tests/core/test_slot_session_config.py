@@ -51,7 +51,9 @@ def test_a_worktree_session_is_judged_against_its_worktree(tmp_path: Path) -> No
 
 def test_sandboxed_a_worktree_session_needs_an_entrance_of_its_own(tmp_path: Path) -> None:
     project, tree = tmp_path / "project", tmp_path / "trees" / "issue-1"
-    shared = SessionConfig(project_dir=project, model=None, cli_path=tmp_path / "claude")
+    shared = SessionConfig(
+        project_dir=project, model=None, cli_path=tmp_path / "claude", sandboxed=True
+    )
 
     with pytest.raises(SessionError, match="needs a sandbox of its own") as refused:
         sessions(tmp_path, shared).config_for(tree)
@@ -61,6 +63,7 @@ def test_sandboxed_a_worktree_session_needs_an_entrance_of_its_own(tmp_path: Pat
         project_dir=project,
         model=None,
         cli_path=tmp_path / "claude",
+        sandboxed=True,
         meter=EndpointMeter(priced=False),
         entrance=entrance,
     )

@@ -426,3 +426,29 @@ async def test_a_decision_that_claims_the_timeout_without_its_mac_is_a_forgery(
     await asyncio.to_thread(answer.reject, run.files.root, "a person's answer")
     decided = await asyncio.wait_for(asked, 10)
     assert decided.decision is not None and decided.decision.decided_by.startswith("cli:")
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "ended", "text"),
+    [
+        (None, "stopped: stopped by cli:alice", "agent_1 was stopped by cli:alice"),
+        (
+            "closure",
+            "stopped: stopped by tui:alice",
+            "agent_1 was stopped by tui:alice while issue_closure (issue #1) waited",
+        ),
+        (None, "stopped: stopped by signal", "agent_1 ended: stopped: stopped by signal"),
+        (
+            "closure",
+            "stopped: nobody answered issue_closure in 5 min",
+            "agent_1 ended at issue_closure (issue #1): stopped: nobody answered issue_closure "
+            "in 5 min",
+        ),
+    ],
+)
+def test_the_end_says_who_stopped_the_agent(checkpoint: str | None, ended: str, text: str) -> None:
+    shown = closure("issue_closure-3") if checkpoint else None
+
+    sent = body("agent_ended", "agent_1", shown, ended=ended)
+
+    assert sent["text"] == text and sent["outcome"] == ended

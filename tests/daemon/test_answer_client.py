@@ -239,7 +239,10 @@ async def test_the_commands_print_what_they_decided(
         )
 
     rejected = await asyncio.to_thread(harness, "reject", name, "--checkpoint", shown.id)
-    assert (rejected.returncode, rejected.stdout) == (0, f"{name}: {shown.type.value} rejected\n")
+    assert (rejected.returncode, rejected.stdout) == (
+        0,
+        f"{name}: {shown.type.value} ({shown.id}) rejected\n",
+    )
     again = await asyncio.to_thread(harness, "approve", name, "--checkpoint", shown.id)
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.startswith(f"error: checkpoint {shown.id} was already decided by cli:")

@@ -120,7 +120,16 @@ async def test_a_failed_spec_is_refused_then_resumed_or_run_fresh(
     assert [row.split()[:3] for row in rows] == [
         ["agent_1", "running", "continuing"],
         ["agent_2", "failed", "failed"],
+        ["↳", "broke"],
     ]
+    as_json = json.loads((await harness("list", "--json")).stdout)
+    assert [(a["name"], a["status"], a["reason"]) for a in as_json] == [
+        ("agent_1", "running", ""),
+        ("agent_2", "failed", "broke"),
+    ]
+    one = json.loads((await harness("status", "agent_2", "--json")).stdout)
+    assert (one["name"], one["exit_state"], one["reason"]) == ("agent_2", "failed", "broke")
+    assert one["machine_limits"] is None  # the fake agent records none
 
 
 async def test_remove_finished_clears_the_ended_agents_only(
@@ -182,3 +191,49 @@ async def test_the_tuis_run_again_starts_the_reported_spec_in_a_new_workspace(
     assert again.name == "agent_2"
     assert again.spec == failed.spec
     assert again.workspace.name == f"{failed.workspace.name}-2"
+
+
+async def test_a_failure_under_wait_is_one_line(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    specs = specs_file(make_spec("fail"), tmp_path)
+
+    waited = await harness("run", "--wait", "--specs", f"@{specs}")
+
+    assert waited.returncode == 1
+    assert [line for line in waited.stdout.splitlines() if "failed" in line] == [
+        "agent_1: failed — broke"
+    ]
+
+
+async def test_ctrl_c_on_wait_says_the_agent_keeps_running_and_how_to_follow_or_stop_it(
+    daemon_process: DaemonStatusFile, make_spec: MakeSpec, tmp_path: Path
+) -> None:
+    specs = specs_file(make_spec("idle"), tmp_path)
+    waiting = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "agent.control",
+        "run",
+        "--wait",
+        "--specs",
+        f"@{specs}",
+        cwd=REPO_ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert waiting.stdout is not None
+    async with asyncio.timeout(WAIT):
+        while "agent_1: running — coding" not in (await waiting.stdout.readline()).decode():
+            pass
+
+    waiting.send_signal(signal.SIGINT)
+    _, stderr = await asyncio.wait_for(waiting.communicate(), WAIT)
+
+    assert waiting.returncode == 130
+    assert stderr.decode() == (
+        "interrupted: agent_1 keeps running; `harness logs agent_1 -f` follows it, "
+        "`harness stop agent_1` stops it\n"
+    )
+    async with DaemonClient.connect() as client:
+        assert (await client.status("agent_1")).status is AgentStatus.RUNNING

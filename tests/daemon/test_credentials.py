@@ -10,17 +10,20 @@ import asyncio
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from agent.daemon.client import DaemonClient
+from agent.daemon.server import DaemonServer
 from common.credentials import API_KEY, BASE_URL, MODEL
 from common.errors import DaemonError
 from common.paths import daemon_log_path, daemon_state_path
 from tests.procfs import environ_of
 
-from .conftest import MakeSpec
+from .conftest import REPO_ROOT, MakeSpec
 
 KEY = "sk-ant-test-0123456789abcdef"
 
@@ -69,3 +72,39 @@ async def _received(workspace: Path) -> dict[str, str]:
             return data
         await asyncio.sleep(0.1)
     raise AssertionError(f"{path} never appeared")
+
+
+async def test_harness_run_takes_the_credentials_of_dot_env_as_start_sh_does(
+    daemon: DaemonServer, make_spec: MakeSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cp .env.example .env`` with a key in it: ``harness run`` found none before."""
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        (REPO_ROOT / ".env.example")
+        .read_text()
+        .replace("ANTHROPIC_API_KEY=", f"ANTHROPIC_API_KEY={KEY}")
+        + f"{BASE_URL}=http://127.0.0.1:9 # a trailing comment\n"
+    )
+    monkeypatch.setenv("HARNESS_ENV_FILE", str(env_file))
+    monkeypatch.setenv(BASE_URL, "http://from-the-shell:1")  # the shell's wins over the file
+    spec = make_spec("idle").model_copy(update={"model": "claude-test"})
+    specs = tmp_path / "specs.json"
+    specs.write_text(json.dumps([json.loads(spec.model_dump_json())]))
+
+    started = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "agent.control", "run", "--specs", f"@{specs}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert started.returncode == 0, started.stderr
+    async with DaemonClient.connect() as client:
+        [info] = await client.list_agents()
+    received = await _received(info.workspace)
+    assert received == {
+        API_KEY: hashlib.sha256(KEY.encode()).hexdigest(),
+        BASE_URL: hashlib.sha256(b"http://from-the-shell:1").hexdigest(),
+    }

@@ -48,7 +48,7 @@ async def test_the_daemon_greets_first(raw: RawConnection) -> None:
     hello = await raw.reply()
 
     assert isinstance(hello, Hello)
-    assert hello.protocol_version == PROTOCOL_VERSION == 2
+    assert hello.protocol_version == PROTOCOL_VERSION == 3
     assert hello.final is False
 
 

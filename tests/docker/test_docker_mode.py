@@ -130,6 +130,7 @@ async def test_demos_reach_done_side_by_side_as_their_users(
         await asyncio.create_subprocess_exec(
             *user.prefix,
             str(REPO_ROOT / "start.sh"),
+            "--docker",
             "--demo",
             "--auto-accept",
             "--wait",
@@ -151,7 +152,7 @@ async def test_demos_reach_done_side_by_side_as_their_users(
     assert most == 2, "the two containers never ran at the same time"
     for user, run, text, (content, mtime) in zip(users, runs, texts, before, strict=True):
         assert run.returncode == 0, text
-        assert "agent_1: done — done" in text, text
+        assert "agent_1: done\n" in text, text
         assert "issues: 3 of 3 closed" in text, text
         assert "tests on the branch: 17 passed" in text, text
         folder = demo_folder(text)
@@ -242,7 +243,7 @@ async def open_checkpoint(tmux: Tmux, session: str, dialog: str, what: str) -> N
 
 async def test_tui_quits_and_reconnects_to_its_agent(tmux: Tmux, invoker: User) -> None:
     started = time.monotonic()
-    tmux.start("main", invoker, "./start.sh --demo")
+    tmux.start("main", invoker, "./start.sh --docker --demo")
     dialog = "HITL CHECKPOINT: PROJECT VERIFICATION"
     await open_checkpoint(tmux, "main", dialog, "the first checkpoint in the TUI")
     print(f"./start.sh --demo to the first dialog: {time.monotonic() - started:.1f} s")

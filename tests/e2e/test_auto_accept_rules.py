@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
+from agent.control.agent_lines import LEGEND
 from agent.control.demo import prepare_demo
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType
@@ -61,7 +62,7 @@ async def test_only_issue_closures_wait_for_a_person_under_the_spec_rules(
         waited.append(pending.type)
         if len(waited) == 1:
             listed = harness("list").stdout
-            assert "AUTO except issue_closure" in listed, listed
+            assert " AUTO* " in listed and LEGEND in listed, listed  # the rules: in status
             status = harness("status", "agent_1").stdout
             assert "  auto-accept: default=approve,issue_closure=ask\n" in status, status
         answered = harness("approve", "agent_1", "--checkpoint", pending.id)

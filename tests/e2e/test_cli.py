@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
+from agent.model.playbook import IGNORES_FEEDBACK
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType, SpecToIssuesCheckpoint
@@ -138,7 +139,7 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
         assert "IF APPROVED:" in shown.stdout and "IF REJECTED:" in shown.stdout
         if isinstance(pending, SpecToIssuesCheckpoint) and not rejected_once:
             done = harness("reject", "agent_1", "--reason", "one issue per feature, please")
-            assert done.stdout.strip() == "agent_1: spec_to_issues rejected"
+            assert done.stdout.strip() == f"agent_1: spec_to_issues ({pending.id}) rejected"
             rejected_once = True
             again = await pending_in(files)
             assert isinstance(again, SpecToIssuesCheckpoint)
@@ -186,8 +187,11 @@ async def test_hitl_demo_is_driven_to_done_with_harness_approve_and_reject(
     milestone = read_model(files.milestone, FileMilestone)
     assert [issue.state for issue in milestone.issues] == ["closed"] * 3
     assert milestone.merge_request is not None
-    logs = harness("logs", "agent_1")
+    logs = harness("logs", "agent_1", "-n", "100000")
     assert "phase → done" in logs.stdout
+    # The embedded model is named by its playbook, never as the CLI's default Claude model.
+    assert "session initialised (embedded model playing the demo playbook)" in logs.stdout
+    assert "claude-opus" not in logs.stdout
 
 
 @pytest.mark.slow
@@ -195,7 +199,9 @@ async def test_auto_accept_switched_on_while_waiting_applies_from_the_next_check
     daemon_home: Path,
 ) -> None:
     demo_dir = Path(tempfile.mkdtemp(prefix="ha", dir="/tmp")) / "demo"
-    assert harness("demo", "--dir", str(demo_dir)).returncode == 0
+    started = harness("demo", "--dir", str(demo_dir))
+    assert started.returncode == 0, started.stderr
+    assert f"note: {IGNORES_FEEDBACK}\n" in started.stdout  # the demo says it first
     files = WorkspaceFiles(next((demo_dir / "textkit" / ".claude-agent").iterdir()))
     first = await pending_in(files)
     assert " HITL " in harness("list").stdout

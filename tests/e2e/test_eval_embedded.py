@@ -11,9 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from agent.eval.staleness import REFRESH, differences
+from common.atomic import read_model
+from common.schemas.eval_report import EvalReport
 from tests.e2e.agents import REPO
 
 pytestmark = pytest.mark.slow
+
+#: The report the repository commits (the test command writes a fresh one to build/).
+COMMITTED = REPO / "docs" / "eval-embedded.json"
 
 
 def test_the_embedded_subset_passes_and_the_rest_is_reported_not_run() -> None:
@@ -51,6 +57,10 @@ def test_the_embedded_subset_passes_and_the_rest_is_reported_not_run() -> None:
     assert len(skipped) >= 14 and all("--embedded-only" in c["reason"] for c in skipped)
     rate = f"Pass rate: **{len(ran)}/{len(ran)} (100%)**"
     assert rate in (out / "report.md").read_text()
+    stale = differences(
+        read_model(COMMITTED, EvalReport), read_model(out / "report.json", EvalReport)
+    )
+    assert not stale, f"{COMMITTED} is stale: {'; '.join(stale)}; {REFRESH}"
     shown = subprocess.run(
         [sys.executable, "-m", "agent.control", "trace", ran[0]["workspace"]],
         cwd=REPO,

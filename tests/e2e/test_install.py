@@ -157,7 +157,7 @@ def test_pip_install_then_the_demo_runs_from_the_install(scratch: Path) -> None:
     print(f"eval of one case {finished_eval - finished:.1f} s")
     assert evaluated.stdout.startswith("pass rate 1/1 (100%)"), evaluated.stdout
 
-    assert "agent_1: done — done" in done.stdout, done.stdout
+    assert "agent_1: done\n" in done.stdout, done.stdout
     assert "issues: 3 of 3 closed" in done.stdout, done.stdout
     assert re.search(r"^tests on the branch: \d+ passed in", done.stdout, re.M), done.stdout
     logs = list((scratch / "demo").rglob("logs/agent_1-*.log"))

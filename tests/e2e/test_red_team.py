@@ -88,6 +88,7 @@ from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
     ProjectVerificationCheckpoint,
 )
+from common.schemas.limits import Limits
 from common.schemas.trace import ModelRequest
 from common.schemas.workspace import WorkspaceInfo
 from common.untrusted_text import MODEL_MARK, printable_line
@@ -211,7 +212,10 @@ def hostile_project(root: Path, harness_home: Path) -> tuple[Path, WorkspaceFile
         "WANTED": repr([str(harness_home), str(home), "/", "/root"]),
     }
     playbook = resolved_playbook(root, places)
-    spec = demo.model_copy(update={"spec_file": spec_file, "playbook": playbook})
+    # Its 3 GB sparse file must be made to be kept out: past the file-size limit (1 GB by
+    # default) it could not be, so this run's limit is above it.
+    limits = Limits(file_size_mb=4096)
+    spec = demo.model_copy(update={"spec_file": spec_file, "playbook": playbook, "limits": limits})
     return project, WorkspaceFiles(prepare_workspace(spec)), playbook
 
 

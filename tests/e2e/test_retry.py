@@ -29,9 +29,9 @@ def test_a_stopped_run_is_resumed_to_done_and_rerun_only_fresh(daemon_home: Path
 
     first = harness("run", "--specs", f"@{specs}", "--wait")
     assert first.returncode == 1, first.stdout + first.stderr
-    assert "agent_1: stopped — max_iterations (1) reached; `harness resume` continues" in (
-        first.stdout
-    )
+    [stopped] = [line for line in first.stdout.splitlines() if "stopped" in line]
+    assert stopped.startswith("agent_1: stopped at "), first.stdout
+    assert stopped.endswith(" — max_iterations (1) reached; `harness resume` continues")
     resumes = 0
     while (resumed := harness("resume", "agent_1", "--wait")).returncode != 0:
         assert "agent_1 resumed" in resumed.stdout, resumed.stderr

@@ -26,7 +26,8 @@ import pytest
 from agent.core.policy.audit import read_counts, record_host_refusal, status_line
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.host_proxy import REFUSED_PREFIX, HostProxy
-from agent.sandbox.launcher import relay_python, session_sandbox
+from agent.sandbox.launcher import session_sandbox
+from agent.sandbox.session_plan import relay_python
 from common.paths import WorkspaceFiles
 
 BWRAP = find_bwrap()

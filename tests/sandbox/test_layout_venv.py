@@ -21,9 +21,10 @@ import pytest
 
 from agent.sandbox import layout
 from agent.sandbox.binary import find_bwrap, probe
-from agent.sandbox.launcher import extra_read_only, session_sandbox
+from agent.sandbox.launcher import session_sandbox
 from agent.sandbox.plan import SYSTEM_DIRS
 from agent.sandbox.protected import ProtectedPlaces
+from agent.sandbox.session_plan import extra_read_only
 from common.schemas.sandbox_layout import SandboxLayout
 
 BWRAP = find_bwrap()

@@ -21,8 +21,9 @@ from agent.core.session import SessionConfig, endpoint_window
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.binary import find_bwrap, probe
-from agent.sandbox.launcher import relay_python, session_sandbox
+from agent.sandbox.launcher import session_sandbox
 from agent.sandbox.plan import INSIDE_DIR
+from agent.sandbox.session_plan import relay_python
 from common.errors import SandboxError
 
 BWRAP = find_bwrap()

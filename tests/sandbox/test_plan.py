@@ -6,9 +6,10 @@ import subprocess
 from pathlib import Path
 
 from agent.sandbox import layout
-from agent.sandbox.launcher import extra_read_only, git_paths, inside_url, write_wrapper
+from agent.sandbox.bridge import inside_url
 from agent.sandbox.plan import HIDDEN_VARIABLES, INSIDE_DIR, Forward, SandboxPlan, bwrap_argv
 from agent.sandbox.protected import ProtectedPlaces
+from agent.sandbox.session_plan import extra_read_only, git_paths, write_wrapper
 
 BWRAP = Path("/opt/bwrap")
 

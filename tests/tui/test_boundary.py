@@ -28,7 +28,7 @@ def test_importing_the_daemon_agent_and_tui_services_does_not_import_textual() -
     code = (
         "import sys, agent.daemon.__main__, agent.cli, agent.control.main, "
         "tui.services.link, tui.services.pending, tui.services.decide, "
-        "tui.services.log_tail, tui.services.git_status; "
+        "tui.services.log_tail, tui.services.git_status, tui.services.diff_pager; "
         "sys.exit('textual' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=False)

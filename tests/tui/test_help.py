@@ -30,7 +30,12 @@ def shown(app: object) -> str:
     return screen.plain()
 
 
-HEADINGS = {"Keys on this screen", "Phases (in order)", "The checkpoints"}
+HEADINGS = {
+    "Keys on this screen",
+    "Reading a diff (dialog, review, full screen)",
+    "Phases (in order)",
+    "The checkpoints",
+}
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

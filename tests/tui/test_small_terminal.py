@@ -187,6 +187,9 @@ async def test_the_review_says_what_a_rejects_reason_is_for_and_it_fits(
     app = ModalApp(samples.BUILDERS[kind](), review=True, others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReviewScreen)
+        if screen.folded:  # a screen with a diff: Ctrl+N opens the field first
+            await pilot.press("ctrl+n")
+            await pilot.pause()
         fields = screen.query("#reason").results(Input)
         for field in fields:  # the screens whose answer is a choice take no reason
             assert field.placeholder == f"on reject: {rejecting.reason_use(kind)}"
@@ -200,6 +203,10 @@ async def test_every_review_screens_buttons_are_whole_and_visible_at_80x24(
     app = ModalApp(samples.BUILDERS[kind](), review=True, others=1)
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReviewScreen)
+        if screen.folded:  # a screen with a diff: a click on the folded line opens them
+            assert not screen.query_one("#review-answer").display
+            await pilot.click("#review-fold")
+            await pilot.pause()
         buttons = screen.query_one("#review-buttons")
         assert screen.query_one("#review").content_region.contains_region(buttons.region)
         assert uncovered(screen, buttons)

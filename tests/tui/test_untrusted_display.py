@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.syntax import Syntax
 from textual.widgets import Markdown, OptionList, Static
 
 from common.schemas.agent_state import Phase
@@ -86,9 +85,8 @@ async def test_the_dialog_and_its_review_show_the_model_escaped_and_marked(works
         shown = screen_text(app)
         assert no_raw(shown)
         view = app.screen.query_one("#diff", DiffView)
-        pages = [static.content for static in view.query(Static).results(Static)]
-        codes = [page.code for page in pages if isinstance(page, Syntax)]
-        assert codes == [f"+{SHOWN}"]  # the model's files
+        rows = [row for page in view.pages() for row in page.plain_rows(1000)]
+        assert rows == [f"+{SHOWN}"]  # the model's files
 
 
 async def test_the_merge_requests_description_is_labelled_and_escaped(workspace: Path) -> None:

@@ -2,7 +2,9 @@
 
 Y or 1 approves with the checkpoint's default, N, X or 0 asks for a reason in one
 line and then rejects (refused for regression_approval, which needs an explicit
-action), R opens the full review screen, Esc puts the checkpoint aside undecided.
+action), R opens the full review screen, Esc puts the checkpoint aside undecided;
+where there is a diff, ``]``/``[`` jump between its files, F shows it full screen and
+P hands it to the person's pager (:mod:`tui.modals.diff_keys`).
 Upper- and lower-case keys do the same. A dialog that opened by itself (auto-open)
 ignores keys for :data:`KEY_GRACE_S`, so a key meant for something else, pressed
 just as it appeared, never answers a checkpoint nobody read. The dialog writes the decision
@@ -37,6 +39,8 @@ from common.workspace import rejecting
 from common.workspace.diff_text import ReviewDiff, review_diff
 from tui import labels
 from tui.modals import checkpoint_text
+from tui.modals.diff_keys import FILE_KEYS, KEYS_TEXT, hand_to_pager, view_keys
+from tui.modals.diff_screen import DiffScreen
 from tui.modals.reason_prompt import ReasonPrompt
 from tui.modals.review import Draft, review_for
 from tui.services.decide import Answer, answer_checkpoint, build_decision
@@ -77,8 +81,8 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         Binding("n,N,x,X,0", "reject", "Reject"),
         Binding("r,R", "review", "Review"),
         Binding("escape", "set_aside", "Later"),
-        Binding("right_square_bracket", "diff_file(1)", "Next file"),
-        Binding("left_square_bracket", "diff_file(-1)", "Prev file", show=False),
+        *FILE_KEYS,
+        *view_keys(both_cases=True),
         Binding("question_mark,f1", "app.help", "Help"),
         # A modal screen hides the app's own keys; quitting decides nothing and the
         # checkpoint waits for the next TUI.
@@ -123,7 +127,9 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
             dialog.border_subtitle = printable_line(self._subtitle)
             yield Static(self._others_text(), id="others")
             with VerticalScroll(id="dialog-body"):
-                yield Static(checkpoint_text.what_happened(checkpoint), id="what-happened")
+                yield Static(
+                    checkpoint_text.what_happened(checkpoint, self._review), id="what-happened"
+                )
                 yield Static(checkpoint_text.details(checkpoint), id="details", markup=False)
                 with Horizontal(id="outcomes"):
                     approved_text = f"→ {printable_line(checkpoint.if_approved)}"
@@ -136,7 +142,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
                     yield rejected
                 review = self._review
                 if review is not None:
-                    yield DiffView(review, keys="] next file, [ previous", id="dialog-diff")
+                    yield DiffView(review, keys=KEYS_TEXT, id="dialog-diff")
             # The action line is docked to the dialog's bottom edge: the body shrinks and
             # scrolls on a small terminal, the keys never leave the screen.
             with Vertical(id="dialog-keys"):
@@ -197,7 +203,7 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The diff's keys exist (and show in the footer) only where there is a diff."""
-        if action == "diff_file":  # asked at every key and footer refresh: no diff rebuilt
+        if action.startswith("diff_"):  # asked at every key and footer refresh: no rebuild
             return self._review is not None
         return True
 
@@ -205,6 +211,18 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         """Jump to the next or previous file of the diff (issue_closure)."""
         for view in self.query(DiffView).results(DiffView):
             view.jump(step)
+
+    def action_diff_full(self) -> None:
+        """The diff full screen (it decides nothing: no grace period needed)."""
+        if self._review is not None:
+            title = labels.checkpoint_title(self.checkpoint)
+            subtitle = printable_line(self._subtitle)
+            self.app.push_screen(DiffScreen(self._review, title=title, subtitle=subtitle))
+
+    def action_diff_pager(self) -> None:
+        """The diff in the person's pager, the TUI suspended meanwhile."""
+        if self._review is not None:
+            self._notice(hand_to_pager(self.app, self._review) or "")
 
     def action_set_aside(self) -> None:
         if self._ready() and not self._busy:

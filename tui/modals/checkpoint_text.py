@@ -13,17 +13,23 @@ from textual.content import Content
 
 from common.schemas.checkpoint import Checkpoint
 from common.untrusted_text import printable_line
+from common.workspace import long_lines
+from common.workspace.diff_text import ReviewDiff
 from common.workspace.kinds import kind_of
 from common.workspace.render import context_lines
 
 
-def what_happened(checkpoint: Checkpoint) -> Content:
-    """The ✓ lines and the → question."""
+def what_happened(checkpoint: Checkpoint, review: ReviewDiff | None = None) -> Content:
+    """The ✓ lines, the harness's ⚠ when ``review`` (the checkpoint's diff) has lines to
+    read whole, and the → question."""
     lines = [Content.styled("WHAT HAPPENED", "bold")]
     lines += [
         Content.assemble(("  ✓ ", "$success"), printable_line(item))
         for item in checkpoint.what_happened
     ]
+    if review is not None and review.long_lines.total:
+        said = f"{long_lines.summary(review.long_lines)}: see DIFF below, F full screen"
+        lines.append(Content.assemble(("  ⚠ ", "bold $warning"), (said, "bold $warning")))
     question = printable_line(checkpoint.to_decide)
     lines.append(Content.assemble(("  → ", "bold $warning"), (question, "bold")))
     return Content("\n").join(lines)
@@ -31,8 +37,9 @@ def what_happened(checkpoint: Checkpoint) -> Content:
 
 def details(checkpoint: Checkpoint) -> str:
     """The context-specific lines (plain text: they quote code and issue titles; escaped,
-    the model's prose marked as the model's, by :func:`context_lines`)."""
-    return "\n".join(context_lines(checkpoint))
+    the model's prose marked as the model's, by :func:`context_lines`). The lines of the
+    diff to read whole are not among them: the diff's own heading says them."""
+    return "\n".join(context_lines(checkpoint, diff_flags=False))
 
 
 def approve_label(checkpoint: Checkpoint) -> str:

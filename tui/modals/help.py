@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tui import labels
-from tui.help_text import CHECKPOINTS, PHASES
+from tui.help_text import CHECKPOINTS, DIFF, PHASES
 from tui.widgets.hanging_text import HangingText, Row
 
 #: Keys every screen has, which its own bindings do not list.
@@ -43,11 +44,13 @@ def key_lines(screen: Screen[object]) -> list[tuple[str, str]]:
         if not isinstance(active.node, Screen) or binding.action in TEXTUAL_SCREEN_ACTIONS:
             continue  # a list's arrows, Tab and copy are not this screen's own keys
         if binding.description and binding.action not in ("app.quit", "quit", "help", "app.help"):
-            found.setdefault(binding.tooltip or binding.description, []).append(key)
+            # ``]`` for ``right_square_bracket``: a punctuation key by its character.
+            shown = format_key(key) if "_" in key else key
+            found.setdefault(binding.tooltip or binding.description, []).append(shown)
     return [(", ".join(keys), description) for description, keys in found.items()]
 
 
-#: Where the meanings start, per section (keys, phases, checkpoints).
+#: Where the meanings start, per section (keys and the diff's, phases, checkpoints).
 KEY_COLUMN = 18
 PHASE_COLUMN = 24
 CHECKPOINT_COLUMN = 12
@@ -59,6 +62,11 @@ def key_rows(screen: Screen[object]) -> list[Row]:
         (Content.styled(f"  {keys}", "bold"), Content(description))
         for keys, description in [*key_lines(screen), *APP_KEYS]
     ]
+
+
+def diff_rows() -> list[Row]:
+    """The keys and marks of every diff view."""
+    return [(Content.styled(f"  {keys}", "bold"), Content(text)) for keys, text in DIFF]
 
 
 def phase_rows() -> list[Row]:
@@ -87,6 +95,8 @@ def help_sections(screen: Screen[object]) -> Iterator[Widget]:
     """The whole help: each list in two columns that keep their place at any width."""
     yield heading("Keys on this screen")
     yield HangingText(key_rows(screen), KEY_COLUMN, id="help-keys")
+    yield heading("Reading a diff (dialog, review, full screen)")
+    yield HangingText(diff_rows(), KEY_COLUMN, id="help-diff")
     yield heading("Phases (in order)")
     yield HangingText(phase_rows(), PHASE_COLUMN, id="help-phases")
     yield heading("The checkpoints")

@@ -172,7 +172,7 @@ class DaemonLink:
 
     async def stop(self, name: str) -> AgentInfo:
         async with _connect() as client:
-            return await client.stop(name)
+            return await client.stop(name, client="tui")  # the agent says who stopped it
 
     async def resume(self, name: str) -> AgentInfo:
         """Resume ``name`` with this TUI's Claude credentials (the agent's own spec decides

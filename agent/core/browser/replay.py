@@ -7,6 +7,13 @@ repeats each closed issue's recorded calls (:mod:`.record`). A call the server a
 with an error (the page is gone, the element the check clicked is missing) is a
 regression finding, named like a failing test: it stops at regression_approval.
 Whether the app still works is this replay's finding, never the model's word.
+
+The app is served in the background of the server's shell, so nothing but the launcher
+in front of it (:mod:`agent.sandbox.enter`) ends it: the wrap puts it there with the
+spec's limits, sandboxed or not, and without a wrap the launcher alone stands there. When
+the server ends, the launcher kills what is left (the app, whatever it daemonized), so
+no served app outlives its replay (before, with ``"sandbox": false``, it kept running on
+the host).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from mcp.types import CallToolResult, TextContent
 
 from agent.core.browser.server import BrowserSetup
 from agent.core.gates import CommandWrap
+from agent.sandbox.limits import bare_argv
 from common.schemas.browser_check import BrowserCall, BrowserCheck
 
 REPLAY_TIMEOUT_S = 120.0
@@ -64,7 +72,7 @@ async def replay(
         return []
     argv = replay_command(setup)
     if wrap is None:
-        command = argv
+        command = [*bare_argv("replay"), *argv]
     else:
         command = wrap(argv, project, overlay=overlay) if overlay else wrap(argv, project)
     params = StdioServerParameters(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from agent.core.orchestrator import Run
-from agent.core.stages import coding, initializer, merge_request, parallel, regression
+from agent.core.stages import closure, coding, initializer, merge_request, parallel, regression
 from common.schemas.agent_state import Phase
 
 Handler = Callable[[Run], Awaitable[None]]
@@ -27,7 +27,7 @@ HANDLERS: dict[Phase, Handler] = {
     Phase.ISSUE_SELECTION: issue_selection,
     Phase.CODING: coding.coding_session,
     Phase.REGRESSION_APPROVAL: regression.regression_approval,
-    Phase.ISSUE_CLOSURE: coding.issue_closure,
+    Phase.ISSUE_CLOSURE: closure.issue_closure,
     Phase.MR_PHASE_TRANSITION: merge_request.mr_phase_transition,
     Phase.MR_REVIEW: merge_request.mr_review,
     Phase.MR_CREATE: merge_request.mr_create,

@@ -13,13 +13,11 @@ from pydantic import ValidationError
 
 from agent.core import (
     agit,
-    closure_changes,
     commits,
-    diff_excerpt,
     faultpoints,
-    integrity,
     model_words,
     prompts,
+    session_limits,
     trace,
     unapplied,
 )
@@ -27,9 +25,8 @@ from agent.core.desk import StopRun
 from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
-from agent.core.slots import step
 from agent.core.stages import browser_check, budget, held_files
-from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside, spend_of
+from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside
 from agent.core.stages.gated import gate_session
 from agent.core.stages.selection import selection_checkpoint
 from agent.core.tools import Handoff, SessionReports
@@ -40,19 +37,13 @@ from common.schemas.agent_state import AgentState, Phase
 from common.schemas.checkpoint import (
     Checkpoint,
     CheckpointType,
-    ClosureDecision,
-    DiffExcerpt,
-    IssueClosureCheckpoint,
-    IssueClosureContext,
     SelectionDecision,
 )
 from common.schemas.gates import GateRefusal, TestRun
-from common.schemas.issue_slot import SlotStep
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import TrackedIssue
 from common.schemas.verdict import SessionVerdict
-from common.workspace import checkpoints, git, pathnames
-from common.workspace.render import since_rejection_summary
+from common.workspace import git, pathnames
 
 FEEDBACK_OUTPUT_LINES = 15
 UNAPPLIED_SHOWN = 160
@@ -238,7 +229,9 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
         tests=tests,
         refusal=refusal,
         regression=regression,
-        feedback=None if accepted else _refusal_feedback(reports, shas, blocking, tests, checks),
+        feedback=None
+        if accepted
+        else _limit_first(result.limit, _refusal_feedback(reports, shas, blocking, tests, checks)),
         tested_tree=gated.tested,
         gate_findings=gated.findings,
         gate_ignored=gated.ignored,
@@ -397,132 +390,6 @@ def _record_session(
     return work
 
 
-async def issue_closure(run: Run, seat: Seat | None = None) -> None:
-    """The human reviews the issue's diff and tests; approved issues are closed.
-
-    In a slot, an approved issue moves on to its merge (:mod:`agent.core.stages.parallel`):
-    it is closed once its branch is in the feature branch, with the note prepared here.
-    """
-    seat = seat or Seat(run)
-    work = seat.work()
-    iid = work.iid
-    project = seat.work_tree
-    issue = await run.tracker.get_issue(iid)
-
-    async def build(checkpoint_id: str) -> Checkpoint:
-        shas = work.commits
-        last = shas[-1]
-        span = f"{shas[0]}~1..{last}"
-        # Cut where the person is told, with the range that shows it whole (``--text``).
-        excerpt = await agit.off_loop(diff_excerpt.excerpt, project, span)
-        shown = excerpt or DiffExcerpt(stat="", text="", range=span)
-        flagged = await agit.off_loop(held_files.still_changed, project, work.held)
-        over_budget = await held_files.over_budget(run, span, project)
-        what_happened = [
-            f"issue #{iid} implemented in {len(shas)} commit(s)",
-            "the harness ran the test suite: " + (work.tests.summary if work.tests else "skipped"),
-        ]
-        if flagged:
-            what_happened.append(
-                f"the outbound review held {len(flagged)} file(s) out of the commits: "
-                "approve or exclude each (auto-accept never approves them)"
-            )
-        what_happened += [f"over budget: {finding.reason}" for finding in over_budget]
-        what_happened += _gate_findings_line(work)
-        # Asked again after a person's reject: what the sessions since then changed.
-        changes = await agit.off_loop(
-            closure_changes.since_rejection, project, checkpoints.history(run.files), iid, last
-        )
-        special = await agit.off_loop(closure_changes.special_files_in, project)
-        commit_message = await agit.git(project, "log", "-1", "--format=%B", last)
-        names = await agit.git_bytes(project, "diff", "--name-only", "-z", span)
-        if changes is not None:
-            what_happened.append(since_rejection_summary(changes))
-        return IssueClosureCheckpoint(
-            id=checkpoint_id,
-            what_happened=what_happened,
-            to_decide=f"Close issue #{iid}?",
-            if_approved=f"Issue #{iid} is closed and the next issue is selected",
-            if_rejected="Another session works on the issue with your feedback",
-            context=IssueClosureContext(
-                issue_iid=iid,
-                issue_title=issue.title,
-                commit_sha=last,
-                commit_message=commit_message,
-                files_changed=[pathnames.shown(raw) for raw in git.split_nul(names)],
-                diff_stat=shown.stat,
-                diff=shown.text,
-                diff_range=span,
-                diff_cut_at=shown.cut_at,
-                test_run=work.tests,
-                model_summary=work.done_summary or "",
-                gate_refusals=work.gate_refusals,
-                checks=run.state.last_checks,
-                kept_out=work.kept_out,
-                gate_findings=work.gate_findings,
-                gate_ignored=work.gate_ignored,
-                flagged=flagged,
-                issue_findings=over_budget,
-                since_rejection=changes,
-                screenshots=work.screenshots,
-                special_files=special,
-            ),
-        )
-
-    await integrity.guard(run, "before issue_closure")
-    checkpoint = await run.desk.ask(CheckpointType.ISSUE_CLOSURE, build, issue=seat.iid)
-    decision = checkpoint.decision
-    assert decision is not None
-    if not decision.approved:
-        with seat.moving(Phase.CODING, "closure rejected") as state:
-            seat.work(state).feedback = (
-                decision.reason or "The reviewer rejected the implementation."
-            )
-            seat.work(state).feedback_source = "human"
-        return
-    assert isinstance(checkpoint, IssueClosureCheckpoint)
-    assert isinstance(decision, ClosureDecision)
-    approved, excluded = await held_files.apply_choices(run, checkpoint, seat)
-    browser_check.keep_check(run, seat.work())
-    work = seat.work()
-    commits_text = ", ".join(sha[:12] for sha in work.commits)
-    chosen = ""
-    # File names and the test summary are the model's doing: quoted, inert on the tracker.
-    if approved:
-        names = ", ".join(model_words.name(path) for path in approved)
-        chosen += f"Flagged files approved by {decision.decided_by}: {names}\n"
-    if excluded:
-        names = ", ".join(model_words.name(path) for path in excluded)
-        chosen += f"Flagged files excluded (never committed): {names}\n"
-    tests = model_words.item(work.tests.summary) if work.tests else "skipped"
-    note = (
-        f"Closed after review by {decision.decided_by}.\nCommits: {commits_text}\nTests: {tests}\n"
-        f"Spend: {spend_of(run, iid).line()}\n{chosen}\n"
-        + model_words.section("Summary", work.done_summary or "")
-    )
-    if seat.in_slot:
-        with run.store.editing() as state:
-            seat.work(state).closure_note = note
-            step(seat.work(state), SlotStep.MERGING)
-        run.log(f"issue #{iid}: accepted, to be merged into {run.info.feature_branch}")
-        return
-    await run.tracker.add_note(iid, "closure", note)
-    faultpoints.reached("issue_closure.noted")
-    await run.tracker.close_issue(iid)
-    faultpoints.reached("issue_closure.closed")
-    run.store.leave_issue(f"issue #{iid} closed")
-
-
-def _gate_findings_line(work: IssueWork) -> list[str]:
-    """The closure's line about the gates' findings, if there are any."""
-    if not work.gate_findings:
-        return []
-    return [
-        f"{len(work.gate_findings)} finding(s) about the tree the gates ran on (a gate "
-        "changed it, or wrote what they run): a person decides (auto-accept never does)"
-    ]
-
-
 def _files_of(project: Path, shas: list[str]) -> set[str]:
     """Every file the issue's commits changed."""
     if not shas:
@@ -586,6 +453,11 @@ def _refusal_feedback(
         tail = check.output_tail.splitlines()[-FEEDBACK_OUTPUT_LINES:]
         text += f"\nThe end of the {name} output:\n" + "\n".join(tail)
     return text
+
+
+def _limit_first(limit: str | None, feedback: str) -> str:
+    """The refusal, after the limit the harness ended the session at (if it did)."""
+    return feedback if limit is None else f"{session_limits.feedback(limit)}\n{feedback}"
 
 
 def _kept_out_block(kept_out: list[str]) -> str:

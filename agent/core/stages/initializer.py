@@ -99,6 +99,9 @@ async def project_verification(run: Run) -> None:
         notify = await agit.off_loop(repo_notify, run)
         repo_hosts, repo_servers = await agit.off_loop(network_access.repo_entries, project)
         warnings += _network_warnings(run, repo_hosts, repo_servers)
+        machine = run.state.machine_limits  # the agent's start probed this machine
+        if machine is not None:
+            warnings += [f"limit not set on this machine: {line}" for line in machine.not_set]
         context = ProjectVerificationContext(
             project_dir=str(project),
             current_branch=await agit.current_branch(project),
@@ -123,6 +126,8 @@ async def project_verification(run: Run) -> None:
         if sandbox is not None:
             shown = ", ".join(str(path) for path in sandbox.read_only) or "none"
             done.append(f"sandbox layout recorded: extra read-only folders {shown}")
+        if machine is not None and machine.held:
+            done.append(f"limits in force: {'; '.join(machine.held)}")
         if baseline is not None:
             done.append(f"baseline test run: {baseline.summary}")
         for name, result in check_runs.items():

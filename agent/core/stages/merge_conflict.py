@@ -31,7 +31,7 @@ from common.schemas.checkpoint import (
     MergeConflictDecision,
 )
 from common.schemas.issue_slot import IssueSlot, SlotStep
-from common.workspace import git, worktrees
+from common.workspace import git, long_lines, worktrees
 
 
 async def merge_conflict(run: Run, seat: Seat, outcome: worktrees.MergeOutcome) -> None:
@@ -73,7 +73,13 @@ async def merge_conflict(run: Run, seat: Seat, outcome: worktrees.MergeOutcome) 
                 worktree=slot.worktree,
                 conflicts=list(outcome.conflicts),
                 conflicts_so_far=so_far,
-                diff=DiffExcerpt(stat=stat, text=outcome.excerpt, range=span, cut_at=cut_at),
+                diff=DiffExcerpt(
+                    stat=stat,
+                    text=outcome.excerpt,
+                    range=span,
+                    cut_at=cut_at,
+                    long_lines=long_lines.find(outcome.excerpt),
+                ),
             ),
         )
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from agent.core import agit, faultpoints, slot_plan, slots
 from agent.core.orchestrator import Run
 from agent.core.seat import Seat
-from agent.core.stages import coding, merge_conflict, regression, selection
+from agent.core.stages import closure, coding, merge_conflict, regression, selection
 from common import dependencies
 from common.schemas.issue_slot import SlotStep
 from common.workspace import worktrees
@@ -97,7 +97,7 @@ async def work_slot(run: Run, iid: int, merge_lock: asyncio.Lock) -> None:
             case SlotStep.REGRESSION:
                 await regression.regression_approval(run, seat)
             case SlotStep.CLOSURE:
-                await coding.issue_closure(run, seat)
+                await closure.issue_closure(run, seat)
             case SlotStep.MERGING:
                 await _merge_and_close(run, seat, merge_lock)
     if worktree is not None:  # closed: removed already; set aside: removed now

@@ -27,6 +27,7 @@ from common.schemas.checkpoint import (
     CheckpointType,
     Decision,
 )
+from common.schemas.long_lines import LongLines
 
 #: Where a reject's reason goes when the model never reads it (short: it fits an 80-column box).
 NEVER_READ = "logged with your decision; the model never reads it"
@@ -46,6 +47,9 @@ class CarriedDiff:
     """Where ``text`` was cut (characters), ``None`` when whole."""
     whole: str = ""
     """The git command that shows the whole diff in the project (said when cut)."""
+    long_lines: LongLines | None = None
+    """The lines to read whole, as the harness counted them over the whole diff
+    (``None``: not counted when the checkpoint was written; counted on ``text``)."""
 
 
 class CheckpointKind(Protocol):

@@ -104,7 +104,7 @@ class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
     def _diff(self, checkpoint: IssueClosureCheckpoint) -> CarriedDiff:
         c = checkpoint.context
         whole = f"git diff {c.diff_range}" if c.diff_range else f"git show {c.commit_sha}"
-        return CarriedDiff(c.diff_stat, c.diff, c.diff_cut_at, whole)
+        return CarriedDiff(c.diff_stat, c.diff, c.diff_cut_at, whole, c.diff_long_lines)
 
     def _issue(self, checkpoint: IssueClosureCheckpoint) -> int:
         return checkpoint.context.issue_iid

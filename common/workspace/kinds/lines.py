@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from common.schemas.checkpoint import ChangesSinceRejection
 from common.schemas.outbound import FlaggedFile
-from common.untrusted_text import marked_lines, printable_line, printable_name
+from common.untrusted_text import (
+    MODEL_MARK,
+    marked_lines,
+    printable,
+    printable_line,
+    printable_name,
+)
 
 
 def one(value: object) -> str:
@@ -31,6 +37,25 @@ def names(values: list[str]) -> str:
 def model_block(label: str, text: str) -> list[str]:
     """The model's prose under ``label``, every line marked as the model's."""
     return [f"{label} (the model's words):", *(f"  {line}" for line in marked_lines(text))]
+
+
+def description_block(label: str, text: str) -> list[str]:
+    """A text the harness wrote around the model's words (the merge request's
+    description): its own lines as they are, each line of the model's marked.
+
+    The harness puts every word of the model's prose into a Markdown block quote whose
+    every line starts with ``>`` (:mod:`agent.core.model_words`); its tables
+    (traceability, decisions, cost) and verification are its own and are not marked as
+    the model's. A line the harness wrote starting with ``>`` would be marked: the safe
+    way round.
+    """
+    out = [f"{label} (the harness's text; the model's words marked {MODEL_MARK}):"]
+    for line in printable(text).split("\n"):
+        if line.startswith(">"):
+            out.append(f"  {MODEL_MARK} {line[1:].removeprefix(' ')}".rstrip())
+        else:
+            out.append(f"  {line}".rstrip())
+    return out
 
 
 def first_line(text: str) -> str:

@@ -89,7 +89,13 @@ class MergeConflictKind(KindRules[MergeConflictCheckpoint]):
 
     def _diff(self, checkpoint: MergeConflictCheckpoint) -> CarriedDiff | None:
         excerpt = checkpoint.context.diff
-        return CarriedDiff(excerpt.stat, excerpt.text, excerpt.cut_at, f"git diff {excerpt.range}")
+        return CarriedDiff(
+            excerpt.stat,
+            excerpt.text,
+            excerpt.cut_at,
+            f"git diff {excerpt.range}",
+            excerpt.long_lines,
+        )
 
 
 KIND = MergeConflictKind(MergeConflictCheckpoint)

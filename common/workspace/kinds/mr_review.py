@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from common.schemas.checkpoint import CheckpointType, MrReviewCheckpoint
 from common.workspace.kinds.base import CarriedDiff, KindRules
-from common.workspace.kinds.lines import flagged_lines, model_block, one
+from common.workspace.kinds.lines import description_block, flagged_lines, one
 
 
 class MrReviewKind(KindRules[MrReviewCheckpoint]):
@@ -26,14 +26,20 @@ class MrReviewKind(KindRules[MrReviewCheckpoint]):
             f"{one(c.source_branch)} → {one(c.target_branch)}, {len(c.commits)} commit(s)",
             *flagged_lines(c.flagged, {}),
             "",
-            *model_block("Description", c.description),
+            *description_block("Description", c.description),
         ]
 
     def _diff(self, checkpoint: MrReviewCheckpoint) -> CarriedDiff | None:
         excerpt = checkpoint.context.diff
         if excerpt is None:
             return None
-        return CarriedDiff(excerpt.stat, excerpt.text, excerpt.cut_at, f"git diff {excerpt.range}")
+        return CarriedDiff(
+            excerpt.stat,
+            excerpt.text,
+            excerpt.cut_at,
+            f"git diff {excerpt.range}",
+            excerpt.long_lines,
+        )
 
 
 KIND = MrReviewKind(MrReviewCheckpoint)

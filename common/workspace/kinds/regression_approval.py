@@ -79,7 +79,13 @@ class RegressionApprovalKind(KindRules[RegressionApprovalCheckpoint]):
         excerpt = checkpoint.context.diff
         if excerpt is None:
             return None
-        return CarriedDiff(excerpt.stat, excerpt.text, excerpt.cut_at, f"git diff {excerpt.range}")
+        return CarriedDiff(
+            excerpt.stat,
+            excerpt.text,
+            excerpt.cut_at,
+            f"git diff {excerpt.range}",
+            excerpt.long_lines,
+        )
 
     def _issue(self, checkpoint: RegressionApprovalCheckpoint) -> int | None:
         return checkpoint.context.issue_iid

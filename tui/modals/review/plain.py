@@ -199,12 +199,13 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
     the outbound review held, a choice for each: ticked are committed (naming the person),
     the rest excluded. Nothing is ticked to begin with: approving is a person's act."""
 
-    HEADING = "Implementation"
+    HEADING = ""  # the diff comes first, under its own DIFF heading
     MODEL = IssueClosureCheckpoint
 
     def compose_body(self) -> ComposeResult:
+        """The flagged files to choose for (the answer) if any, then the diff first, then
+        the details and the tests: the code is what the person approves."""
         context = self.checkpoint.context
-        yield Static(details(self.item.checkpoint), markup=False)
         if context.flagged:
             yield Static(
                 "Flagged files (space ticks: ticked are committed in your name, the rest "
@@ -219,8 +220,9 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
                 ),
                 id="flagged",
             )
-        yield Static(test_run_text(context.test_run), markup=False)
         yield from self.diff_view()
+        yield Static(details(self.item.checkpoint), markup=False)
+        yield Static(test_run_text(context.test_run), markup=False)
 
     def __init__(self, item: Waiting, subtitle: str = "", draft: Draft | None = None) -> None:
         super().__init__(item, subtitle, draft)
@@ -280,11 +282,13 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
     MODEL = MrReviewCheckpoint
 
     def compose_body(self) -> ComposeResult:
+        """Title and branches, then the diff (first, where it has one), then the rest."""
         context = self.checkpoint.context
         branches = (
             f"{printable_line(context.source_branch)} → {printable_line(context.target_branch)}"
         )
         yield Static(f"{printable_line(context.title)}\n{branches}", markup=False)
+        yield from self.diff_view()
         commits = "\n".join(f"  {printable_line(line)}" for line in context.commits) or "  (none)"
         yield Static(f"Commits:\n{commits}", markup=False)
         if context.flagged:
@@ -297,4 +301,3 @@ class MrReviewReview(ReviewScreen[MrReviewCheckpoint]):
         yield Static(test_run_text(context.test_run), markup=False)
         yield Static("Description (the model's words):", classes="heading", markup=False)
         yield Markdown(printable(context.description), id="description")
-        yield from self.diff_view()
