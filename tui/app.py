@@ -10,16 +10,17 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen, SystemModalScreen
 
 from common.untrusted_text import printable, printable_line
 from tui.modals.help import HelpScreen
 from tui.screens.running import RunningScreen
 from tui.services.link import AgentLink
 from tui.services.notify import Notifier
+from tui.widgets.news_line import news_line
 
 if TYPE_CHECKING:  # the schemas load after the first paint (see tui.main)
     from common.schemas.tui_settings import TuiSettings
@@ -86,15 +87,19 @@ class HarnessApp(App[None]):
 
         Toasts quote agent names, reasons and errors, which may carry the model's words.
         ``markup`` is ignored: widgets pass Textual's default (on) for every toast.
+        Over a dialog, review or question the notification is shown in a line above its
+        box instead (:mod:`tui.widgets.news_line`): a toast there would hide part of it.
         """
         del markup
-        super().notify(
-            printable(message),
-            title=printable_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
+        message, title = printable(message), printable_line(title)
+        try:
+            top = self.screen
+        except ScreenStackError:  # nothing shown yet
+            top = None
+        if isinstance(top, ModalScreen) and not isinstance(top, SystemModalScreen):
+            seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+            news_line(top).add(message, title=title, severity=severity, timeout=seconds)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def get_default_screen(self) -> Screen[None]:
         return self._main_screen

@@ -11,6 +11,9 @@ running view says "connecting to the daemon…" until the daemon's agents arrive
 while the protocol's schemas load and the link connects (and starts the daemon if
 it is not running; if it will not start, the view says why), instead of a blank
 terminal for as long as that takes.
+
+When the TUI closes, the agents it leaves running and the checkpoints still waiting are
+said on the shell (:mod:`tui.services.farewell`), with how to come back.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from collections.abc import Sequence
 from common.errors import DaemonError, HarnessError
 from common.secrets import hide_secrets_from_proc
 from common.untrusted_text import error_line
+from tui import labels
 from tui.app import HarnessApp
+from tui.services.farewell import farewell
 from tui.services.link import NOT_RUNNING, DaemonLink, daemon_answers
 from tui.services.settings import load_settings_if_any
 
@@ -55,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         select=started[0] if started else None,
     )
     app.run()
+    note = farewell(app.running.agents.values(), app.running.desk.book.waiting(), labels.now())
+    if note:  # q closed only the TUI: say what runs on and what waits
+        print(note)
     return 0
 
 

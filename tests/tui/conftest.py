@@ -3,7 +3,9 @@ wired to a fake daemon link, and (for the slow tests) a real daemon with real ag
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from tui.services.pending import LIVE
 
@@ -54,3 +57,29 @@ async def daemon(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
                 if info.status in LIVE:
                     await client.stop(info.name)
         await lifecycle.stop_daemon()
+
+
+@pytest.fixture
+async def sleeping_agent_info(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[AgentInfo]:
+    """A real daemon with one agent (the demo's spec) whose process only sleeps."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
+    sleeper = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(120)'"
+    await lifecycle.start_daemon(daemon_args=["--agent-command", sleeper])
+    try:
+        async with DaemonClient.connect() as client:
+            info = await client.start(prepare_demo(scratch / "demo", auto_accept=False))
+        yield info
+    finally:
+        async with DaemonClient.connect() as client:
+            for agent in await client.list_agents():
+                if agent.status in LIVE:
+                    await client.stop(agent.name)
+        await lifecycle.stop_daemon()
+
+
+@pytest.fixture
+def sleeping_agent(sleeping_agent_info: AgentInfo) -> str:
+    """The name of :func:`sleeping_agent_info`'s agent."""
+    return sleeping_agent_info.name

@@ -54,8 +54,16 @@ def agent_info(
 class FakeLink:
     """Serves ``agents`` as the first snapshot, then whatever :meth:`push` sends."""
 
-    def __init__(self, agents: list[AgentInfo]) -> None:
+    def __init__(self, agents: list[AgentInfo], *, silent: bool = False) -> None:
+        """
+        Args:
+            agents: the daemon's agents.
+            silent: the daemon does not answer until :meth:`answer` is called.
+        """
         self.agents = {info.name: info for info in agents}
+        self._answering = asyncio.Event()
+        if not silent:
+            self._answering.set()
         self.calls: list[tuple[str, str]] = []
         self.started: list[AgentSpec] = []
         self.refuse_start = ""
@@ -63,10 +71,15 @@ class FakeLink:
         self._events: asyncio.Queue[LinkFrame | None] = asyncio.Queue()
 
     async def frames(self) -> AsyncIterator[LinkFrame]:
+        await self._answering.wait()
         yield Connection(True, "daemon pid 4242")
         yield list(self.agents.values())
         while (frame := await self._events.get()) is not None:
             yield frame
+
+    def answer(self) -> None:
+        """A silent daemon answers at last."""
+        self._answering.set()
 
     def give_up(self, reason: str) -> None:
         """The link lost the daemon for good: it reports why and ends."""

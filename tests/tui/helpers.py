@@ -49,9 +49,11 @@ def make_app(
     wizard: bool = False,
     settings: TuiSettings = DIALOG_TESTS,
     terminal: list[str] | None = None,
+    silent: bool = False,
 ) -> tuple[HarnessApp, FakeLink]:
-    """The TUI on a :class:`FakeLink` serving ``agents``; terminal writes go to ``terminal``."""
-    link = FakeLink(agents)
+    """The TUI on a :class:`FakeLink` serving ``agents`` (``silent``: once it is told to
+    answer); terminal writes go to ``terminal``."""
+    link = FakeLink(agents, silent=silent)
     defaults = WizardDefaults(start_dir=start_dir or Path("/"), model="local", file_only_mode=True)
     written = terminal if terminal is not None else []
     app = HarnessApp(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList
+import pytest
+from textual.widgets import OptionList, Static
 
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import Phase
@@ -13,6 +14,8 @@ from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.checkpoint import CheckpointType, Decision
 from common.schemas.daemon_state import AgentStatus
 from common.workspace import checkpoints
+from common.workspace.decisions import waits_for_person
+from common.workspace.kinds import KINDS
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import dialog_for, make_app, status_text, wait_until, write_checkpoint
@@ -66,8 +69,53 @@ def test_each_row_says_its_answer_and_when_it_asks_anyway() -> None:
         "approve",
         "(default)",
     ]
-    assert "always asks" in row_text(rules, "regression_approval")
     assert all(len(row_text(rules, key)) <= 70 for key in ROWS)  # inside the 76-wide box
+
+
+@pytest.mark.parametrize(
+    "kind", [CheckpointType.REGRESSION_APPROVAL, CheckpointType.BUDGET_REACHED]
+)
+def test_a_type_no_rule_answers_reads_ask_whatever_its_rule_says(kind: CheckpointType) -> None:
+    """The rules approve everything, yet these still wait for a person: the row says so."""
+    everything = AutoAcceptRules.on()
+    named = AutoAcceptRules.model_validate({"default": "ask", kind.value: "approve"})
+    for rules in (everything, named):
+        row = row_text(rules, kind.value)
+        assert row.split()[:3] == [kind.value, "ask", "always"], row
+        assert "(default)" not in row and "approve" not in row
+
+
+def test_the_types_said_to_always_ask_always_wait_for_a_person() -> None:
+    """The modal's words come from the checkpoint kinds, and hold for a real checkpoint."""
+    always = {kind for kind, rules in KINDS.items() if rules.always_asks}
+    assert always == {CheckpointType.REGRESSION_APPROVAL, CheckpointType.BUDGET_REACHED}
+    for kind in always:
+        assert waits_for_person(samples.BUILDERS[kind]()), kind
+    for kind, rules in KINDS.items():
+        if not rules.asks_anyway:
+            assert waits_for_person(samples.BUILDERS[kind]()) == [], kind
+
+
+async def test_toggling_a_type_no_rule_answers_changes_nothing_and_says_why(
+    workspace: Path,
+) -> None:
+    app, link = make_app([agent_info("agent_1", workspace)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.running.selected is not None, "a selected agent")
+        await pilot.press("A")
+        await wait_until(pilot, lambda: isinstance(app.screen, AutoAcceptRulesScreen), "modal")
+        screen = app.screen
+        assert isinstance(screen, AutoAcceptRulesScreen)
+        for _ in range(ROWS.index(CheckpointType.REGRESSION_APPROVAL.value)):
+            await pilot.press("down")
+        await pilot.press("space", "a")
+        notice = screen.query_one("#rules-notice", Static)
+        await wait_until(pilot, lambda: "always asks" in str(notice.content), "the reason")
+        assert screen.rules == AutoAcceptRules.off()
+        assert str(notice.content) == "regression_approval always asks a person: no rule answers it"
+        await pilot.press("s")
+        await wait_until(pilot, lambda: app.screen is app.running, "the modal to close")
+    assert link.calls == []
 
 
 async def test_a_dialog_closed_by_a_rule_s_decision_names_the_rule(workspace: Path) -> None:

@@ -7,8 +7,10 @@ when it finishes, the screen when it is painted. So the modules named before the
 header's title reached the terminal are the ones the first paint waited for; the
 protocol's, the checkpoints' and the spec's schemas (and pydantic under them), the
 daemon's client, watchfiles' event loop glue must not be among them. They must be
-loaded by the time the agent's row is painted: the check sees them when they load.
-With no daemon running, the TUI paints first too, then starts the daemon.
+loaded by the time the daemon's answer is painted: the check sees them when they load.
+With no daemon running, the TUI paints first too, then starts the daemon. With the agent
+list a TUI kept (``tui_agents.json``), the agent's row is in the first paint itself,
+before the daemon answers and before any of those modules loads.
 
 Why not a timed test: a busy machine makes any start slow; what keeps the start
 fast is what it does before painting, and that is what this test pins down.
@@ -20,20 +22,15 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shlex
 import sys
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
-from agent.daemon.client import DaemonClient
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.pty_terminal import WAIT_S, PtyTerminal
-from tui.services.pending import LIVE
+from tui.services.agent_cache import cache_path
 
 #: What the first paint does without (each takes far longer to import than the
 #: terminal's writer thread takes to write a painted screen, so nothing imported just
@@ -46,8 +43,10 @@ NOT_BEFORE_THE_FIRST_PAINT = (
     "agent.daemon.client",
     "anyio._backends._asyncio",
 )
-#: Loaded once the agent list is shown: the daemon's data needs them.
+#: Loaded once the daemon's agent list is shown: its data needs them.
 LOADED_FOR_THE_AGENTS = ("common.schemas.protocol", "agent.daemon.client")
+#: The status bar once the daemon answered.
+DAEMON_ANSWERED = "daemon pid"
 IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)")
 TITLE = "coding-harness"
 
@@ -64,24 +63,6 @@ def imported(text: str) -> set[str]:
     return set(IMPORTED.findall(text))
 
 
-@pytest.fixture
-async def sleeping_agent(scratch: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[str]:
-    """A real daemon with one agent (the demo's spec) whose process only sleeps."""
-    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
-    sleeper = f"{shlex.quote(sys.executable)} -c 'import time; time.sleep(120)'"
-    await lifecycle.start_daemon(daemon_args=["--agent-command", sleeper])
-    try:
-        async with DaemonClient.connect() as client:
-            info = await client.start(prepare_demo(scratch / "demo", auto_accept=False))
-        yield info.name
-    finally:
-        async with DaemonClient.connect() as client:
-            for agent in await client.list_agents():
-                if agent.status in LIVE:
-                    await client.stop(agent.name)
-        await lifecycle.stop_daemon()
-
-
 def test_the_pattern_reads_an_import_line() -> None:
     """The check itself: an importtime line, as it reaches a terminal, names its module."""
     line = "import time:      2484 |     130231 |     textual.app\r\n"
@@ -94,7 +75,7 @@ async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
     terminal = tui("--no-daemon-start")
     try:
         before_paint = imported(terminal.until(TITLE))
-        before_agents = imported(terminal.until(sleeping_agent))
+        before_agents = imported(terminal.until(DAEMON_ANSWERED))
     finally:
         terminal.quit()
 
@@ -102,6 +83,28 @@ async def test_the_first_paint_waits_for_no_schema_of_the_daemons_data(
     assert "textual.app" in before_paint
     assert sorted(before_paint & set(NOT_BEFORE_THE_FIRST_PAINT)) == []
     assert sorted(set(LOADED_FOR_THE_AGENTS) - before_agents) == []
+
+
+async def test_the_agent_list_a_tui_kept_is_in_the_first_paint(sleeping_agent: str) -> None:
+    first = tui("--no-daemon-start")
+    try:
+        first.until(DAEMON_ANSWERED)
+    finally:
+        first.quit()  # the list is kept as the TUI closes
+    assert cache_path().exists()
+
+    terminal = tui("--no-daemon-start")
+    try:
+        before_row = terminal.until(sleeping_agent)
+        before_mark = terminal.until("last known state")
+        before_answer = imported(terminal.until(DAEMON_ANSWERED))
+    finally:
+        terminal.quit()
+
+    assert TITLE in before_row and "tui.app" in imported(before_row)
+    assert DAEMON_ANSWERED not in before_mark, "painted before the daemon answered"
+    assert sorted(imported(before_mark) & set(NOT_BEFORE_THE_FIRST_PAINT)) == []
+    assert sorted(set(LOADED_FOR_THE_AGENTS) - before_answer) == []
 
 
 def test_without_a_daemon_it_paints_first_then_starts_the_daemon(

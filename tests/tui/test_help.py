@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
+import pytest
+from textual.containers import VerticalScroll
 
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint_type import CheckpointType
@@ -12,6 +13,7 @@ from common.schemas.daemon_state import AgentStatus
 from tests.tui import samples
 from tests.tui.fakes import agent_info
 from tests.tui.helpers import dialog_for, make_app, wait_until, write_checkpoint
+from tests.tui.test_slots import screen_lines
 from tui.help_text import CHECKPOINTS, PHASES
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.help import HelpScreen
@@ -24,7 +26,45 @@ def test_every_phase_and_every_checkpoint_is_explained() -> None:
 
 def shown(app: object) -> str:
     screen = app.screen  # type: ignore[attr-defined]
-    return str(screen.query_one("#help-text", Static).render())
+    assert isinstance(screen, HelpScreen)
+    return screen.plain()
+
+
+HEADINGS = {
+    "Keys on this screen",
+    "Reading a diff (dialog, review, full screen)",
+    "Phases (in order)",
+    "The checkpoints",
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_the_helps_second_column_never_wraps_back_to_the_first(
+    workspace: Path, size: tuple[int, int]
+) -> None:
+    """Only a heading starts at the help's left edge: every other line, a wrapped
+    meaning too, is indented under its column."""
+    app, _ = make_app([agent_info("agent_1", workspace)])
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.running.selected is not None, "the agent")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.pause()
+        screen = app.screen
+        body = screen.query_one("#help-body", VerticalScroll)
+        inside = body.content_region
+        left, right, top, bottom = inside.x, inside.right, inside.y, inside.bottom
+        at_the_edge: set[str] = set()
+        while True:
+            for line in screen_lines(screen)[top:bottom]:
+                text = line[left:right].rstrip()
+                if text and not text[0].isspace():
+                    at_the_edge.add(text)
+            if body.scroll_y >= body.max_scroll_y:
+                break
+            body.scroll_to(y=body.scroll_y + body.content_region.height, animate=False)
+            await pilot.pause()
+    assert at_the_edge <= HEADINGS, sorted(at_the_edge - HEADINGS)
 
 
 async def test_question_mark_shows_the_running_views_keys_phases_and_checkpoints(

@@ -19,7 +19,6 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, SelectionList, Static
-from textual.widgets._toast import Toast
 
 from common.schemas.checkpoint import (
     ChangesSinceRejection,
@@ -28,8 +27,7 @@ from common.schemas.checkpoint import (
 )
 from common.workspace import rejecting
 from tests.tui import samples
-from tests.tui.fakes import agent_info
-from tests.tui.helpers import dialog_for, make_app, wait_until, write_checkpoint
+from tests.tui.helpers import wait_until
 from tests.tui.modal_app import ModalApp
 from tui.modals.checkpoint_dialog import CheckpointDialog
 from tui.modals.reason_prompt import ReasonPrompt
@@ -101,29 +99,6 @@ async def test_a_refused_answer_pushes_the_body_up_never_the_keys_off(
         keys = screen.query_one("#shortcuts", Static)
         assert screen.query_one("#dialog").content_region.contains_region(keys.region)
         assert uncovered(screen, keys) and uncovered(screen, notice)
-
-
-@pytest.mark.parametrize("review", [False, True], ids=["dialog", "review"])
-async def test_toasts_never_cover_the_action_line_at_80x24(workspace: Path, review: bool) -> None:
-    checkpoint = samples.issue_closure()
-    write_checkpoint(workspace, checkpoint)
-    agents = [agent_info("agent_1", workspace)]
-    app, _ = make_app(agents)
-    async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await wait_until(pilot, dialog_for(app, checkpoint.id), "the dialog")
-        if review:
-            await pilot.press("r")
-            await shown(pilot, ReviewScreen)
-        for n in range(6):  # more toasts than fit: the rack scrolls, it never grows down
-            app.notify(f"agent_{n + 2} waits at issue_closure — c or Enter answers", timeout=60)
-        screen = app.screen
-        await wait_until(pilot, lambda: len(screen.query(Toast)) >= 6, "the toasts")
-        await pilot.pause()
-        toasts = [toast for toast in screen.query(Toast) if cells_showing(screen, toast)]
-        assert toasts, "a toast is on screen (else the test proves nothing)"
-        # A review with a diff folds its buttons into one line (what the keys do).
-        action = screen.query_one("#review-fold" if review else "#dialog-keys")
-        assert uncovered(screen, action)
 
 
 @pytest.mark.parametrize("kind", REJECTABLE)

@@ -35,8 +35,8 @@ PADDED = '__version__ = "0.2.0"' + " " * 300 + PAYLOAD
 AGENT = Path(__file__).with_name("closure_agent.py")
 #: Colours beyond the 16 of the ANSI palette: 256-colour and true-colour SGR parameters.
 WIDE_COLOUR = re.compile(r"\x1b\[[0-9;]*[34]8;[25];")
-#: The cells around a row of text: the dialog's border, a scrollbar, blanks.
-FRAME = " █▀▄▁▂▃▄▅▆▇▎▊│┃"
+#: The cells around a row of text: the dialog's border, a scrollbar, the focus bar, blanks.
+FRAME = " █▀▄▁▂▃▄▅▆▇▎▊▌│┃"
 
 
 def joined(screen: str) -> str:

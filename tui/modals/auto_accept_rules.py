@@ -21,29 +21,32 @@ from textual.widgets.option_list import Option
 from common.schemas.auto_accept import DEFAULT_KEY, Answer, AutoAcceptRules
 from common.schemas.checkpoint_type import CheckpointType
 from common.untrusted_text import printable_line
-
-#: Why some types may still ask whatever their row says (:func:`waits_for_person`).
-ALWAYS_ASKS: dict[CheckpointType, str] = {
-    CheckpointType.REGRESSION_APPROVAL: "always asks",
-    CheckpointType.BUDGET_REACHED: "always asks",
-    CheckpointType.ISSUE_CLOSURE: "asks if a change is flagged",
-    CheckpointType.MR_REVIEW: "asks if a change is flagged",
-    CheckpointType.PROJECT_VERIFICATION: "asks if sandbox plan changed",
-}
+from common.workspace.kinds import KINDS
 
 ROWS: list[str] = [DEFAULT_KEY, *(kind.value for kind in CheckpointType)]
 """The row ids, top to bottom: the default first, then every type."""
 
 
 def row_text(rules: AutoAcceptRules, key: str) -> str:
-    """One row: the type, its answer (``approve`` or ``ask``), and when it asks anyway."""
+    """One row: the type, what really happens (``approve`` or ``ask``), and when a person
+    is asked anyway (the type's own words, :attr:`CheckpointKind.asks_anyway`). A type
+    no rule answers reads ``ask`` whatever its rule says: the row shows what happens."""
     if key == DEFAULT_KEY:
         return f"{'default (the others)':<21} {rules.default:<8}"
     kind = CheckpointType(key)
+    rules_of_kind = KINDS[kind]
     answer, _rule = rules.for_type(kind)
     named = "" if kind in rules.types else "(default)"
-    note = ALWAYS_ASKS.get(kind, "")
-    return f"{key:<21} {answer:<8}{named:<10} {note}".rstrip()
+    if rules_of_kind.always_asks:
+        answer, named = "ask", ""
+    return f"{key:<21} {answer:<8}{named:<10} {rules_of_kind.asks_anyway}".rstrip()
+
+
+def never_by_rule(key: str) -> str | None:
+    """Why no rule changes the row ``key`` (``None``: a rule does)."""
+    if key == DEFAULT_KEY or not KINDS[CheckpointType(key)].always_asks:
+        return None
+    return f"{key} always asks a person: no rule answers it"
 
 
 class AutoAcceptRulesScreen(ModalScreen[AutoAcceptRules | None]):
@@ -73,6 +76,7 @@ class AutoAcceptRulesScreen(ModalScreen[AutoAcceptRules | None]):
             yield OptionList(
                 *(Option(row_text(self.rules, key), id=key) for key in ROWS), id="rules-rows"
             )
+            yield Static("", id="rules-notice", markup=False)
             yield Static(
                 "↑↓ move · space toggle · a approve · x ask · s save · esc cancel",
                 id="rules-keys",
@@ -90,6 +94,10 @@ class AutoAcceptRulesScreen(ModalScreen[AutoAcceptRules | None]):
         return ROWS[index] if index is not None else None
 
     def _apply(self, key: str, answer: Answer) -> None:
+        refused = never_by_rule(key)
+        self.query_one("#rules-notice", Static).update(refused or "")
+        if refused is not None:
+            return
         if key == DEFAULT_KEY:
             self.rules = self.rules.with_default(answer)
         else:

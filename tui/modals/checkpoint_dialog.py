@@ -42,7 +42,7 @@ from tui.modals import checkpoint_text
 from tui.modals.diff_keys import FILE_KEYS, KEYS_TEXT, hand_to_pager, view_keys
 from tui.modals.diff_screen import DiffScreen
 from tui.modals.reason_prompt import ReasonPrompt
-from tui.modals.review import review_for
+from tui.modals.review import Draft, review_for
 from tui.services.decide import Answer, answer_checkpoint, build_decision
 from tui.services.pending import Waiting
 from tui.widgets.diff_view import DiffView
@@ -106,6 +106,8 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
         self._busy = False
         self._grace_s = grace_s
         self._shown_at = time.monotonic()
+        self._draft: Draft = {}
+        """What was typed in the review (feedback, edits): kept while the dialog is open."""
 
     def on_mount(self) -> None:
         self._shown_at = time.monotonic()
@@ -191,7 +193,8 @@ class CheckpointDialog(ModalScreen[DialogOutcome]):
 
     def action_review(self) -> None:
         if self._ready() and not self._busy:
-            self.app.push_screen(review_for(self.item, self._subtitle), self._reviewed)
+            review = review_for(self.item, self._subtitle, self._draft)
+            self.app.push_screen(review, self._reviewed)
 
     @cached_property
     def _review(self) -> ReviewDiff | None:

@@ -6,6 +6,7 @@ keys that work there, including the ones the footer has no room for.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -14,10 +15,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from tui import labels
 from tui.help_text import CHECKPOINTS, DIFF, PHASES
+from tui.widgets.hanging_text import HangingText, Row
 
 #: Keys every screen has, which its own bindings do not list.
 APP_KEYS = (
@@ -47,33 +50,65 @@ def key_lines(screen: Screen[object]) -> list[tuple[str, str]]:
     return [(", ".join(keys), description) for description, keys in found.items()]
 
 
-def help_text(screen: Screen[object]) -> Content:
-    """The whole help, as styled text."""
-    parts: list[Content] = [Content.styled("Keys on this screen", "bold $accent")]
-    for keys, description in [*key_lines(screen), *APP_KEYS]:
-        parts.append(Content.assemble((f"  {keys:<16}", "bold"), description))
-    parts += [
-        Content(""),
-        Content.styled("Reading a diff (dialog, review, full screen)", "bold $accent"),
+#: Where the meanings start, per section (keys and the diff's, phases, checkpoints).
+KEY_COLUMN = 18
+PHASE_COLUMN = 24
+CHECKPOINT_COLUMN = 12
+
+
+def key_rows(screen: Screen[object]) -> list[Row]:
+    """The keys of ``screen``, then the keys every screen has."""
+    return [
+        (Content.styled(f"  {keys}", "bold"), Content(description))
+        for keys, description in [*key_lines(screen), *APP_KEYS]
     ]
-    parts += [Content.assemble((f"  {keys:<16}", "bold"), text) for keys, text in DIFF]
-    parts += [Content(""), Content.styled("Phases (in order)", "bold $accent")]
-    for phase, text in PHASES.items():
-        parts.append(Content.assemble((f"  {labels.phase(phase):<22}", "bold"), text))
-    parts += [Content(""), Content.styled("The eight checkpoints", "bold $accent")]
-    parts.append(
+
+
+def diff_rows() -> list[Row]:
+    """The keys and marks of every diff view."""
+    return [(Content.styled(f"  {keys}", "bold"), Content(text)) for keys, text in DIFF]
+
+
+def phase_rows() -> list[Row]:
+    return [
+        (Content.styled(f"  {labels.phase(phase)}", "bold"), Content(text))
+        for phase, text in PHASES.items()
+    ]
+
+
+def checkpoint_rows() -> list[Row]:
+    """Per checkpoint: its name, then what it decides and what Y and N do."""
+    rows: list[Row] = []
+    for kind, (decides, yes, no) in CHECKPOINTS.items():
+        rows.append((Content.styled(f"  {labels.title(kind.value)}", "bold $warning"), Content()))
+        rows.append((Content("    decides:"), Content(decides)))
+        rows.append((Content.styled("    Y →", "$success"), Content(yes)))
+        rows.append((Content.styled("    N →", "$error"), Content(no)))
+    return rows
+
+
+def heading(text: str) -> Static:
+    return Static(Content.styled(text, "bold $accent"), classes="help-heading")
+
+
+def help_sections(screen: Screen[object]) -> Iterator[Widget]:
+    """The whole help: each list in two columns that keep their place at any width."""
+    yield heading("Keys on this screen")
+    yield HangingText(key_rows(screen), KEY_COLUMN, id="help-keys")
+    yield heading("Reading a diff (dialog, review, full screen)")
+    yield HangingText(diff_rows(), KEY_COLUMN, id="help-diff")
+    yield heading("Phases (in order)")
+    yield HangingText(phase_rows(), PHASE_COLUMN, id="help-phases")
+    yield heading("The checkpoints")
+    yield Static(
         Content.styled(
-            "  A checkpoint waits until you answer: c or Enter opens it; Y approves, N asks why "
+            "A checkpoint waits until you answer: c or Enter opens it; Y approves, N asks why "
             "and rejects, R reviews in full, Esc keeps it for later.",
             "italic",
-        )
+        ),
+        classes="help-note",
     )
-    for kind, (decides, yes, no) in CHECKPOINTS.items():
-        parts.append(Content.assemble((f"  {labels.title(kind.value)}", "bold $warning")))
-        parts.append(Content(f"    decides: {decides}"))
-        parts.append(Content.assemble(("    Y → ", "$success"), yes))
-        parts.append(Content.assemble(("    N → ", "$error"), no))
-    return Content("\n").join(parts)
+    yield HangingText(checkpoint_rows(), CHECKPOINT_COLUMN, id="help-checkpoints")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -85,14 +120,24 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, below: Screen[object]) -> None:
         super().__init__()
-        self._text = help_text(below)
+        self._below = below
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help") as box:
             box.border_title = "HELP"
             with VerticalScroll(id="help-body"):
-                yield Static(self._text, id="help-text")
+                yield from help_sections(self._below)
         yield Footer()
+
+    def plain(self) -> str:
+        """The help as text, a line per row."""
+        parts: list[str] = []
+        for widget in self.query("#help-body > *"):
+            if isinstance(widget, HangingText):
+                parts.append(widget.plain())
+            elif isinstance(widget, Static):
+                parts.append(str(widget.content))
+        return "\n".join(parts)
 
     def action_close(self) -> None:
         self.dismiss(None)

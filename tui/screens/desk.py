@@ -13,6 +13,10 @@ person asks (``c``, Enter on the agent). With ``auto_open`` set it opens by
 itself, only over the running view, and ignores keys for a moment, so a key
 meant for something else never answers a checkpoint nobody read.
 
+One toast per event (:mod:`tui.services.announcements`): the checkpoints found at once
+(a TUI opening on several, a reconnect) share one toast, and a decision recorded here
+waits :data:`DECISION_MERGE_S` for the agent's next checkpoint, to say both in one.
+
 With ``remind_every_minutes`` in the agent's ``checkpoint_timeout``, a checkpoint that
 still waits is announced again every R minutes since it was raised (toast and every
 notifier channel, saying how long it has waited): also one set aside with Esc, whose
@@ -33,6 +37,8 @@ from common.errors import StateFileError
 from common.paths import WorkspaceFiles
 from common.untrusted_text import printable_line
 from tui import labels
+from tui.services import announcements
+from tui.services.announcements import Raised
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE, PendingBook, Waiting
 from tui.services.reminders import next_reminder_at, reminder_text, reminders_due
@@ -49,6 +55,10 @@ log = logging.getLogger(__name__)
 
 #: A reminder timer that fires a hair early (another clock) waits at least this long again.
 REMINDER_RETRY_S = 0.05
+#: How long a decision's toast waits for the agent's next checkpoint, to be one toast with
+#: it: an agent that moves straight on (the next checkpoint is written as the dialog
+#: closes) would otherwise stack two toasts for one key press.
+DECISION_MERGE_S = 0.8
 
 
 class CheckpointDesk:
@@ -80,6 +90,8 @@ class CheckpointDesk:
         self._reminder: Timer | None = None
         self._reminder_at: datetime | None = None
         self._problems: dict[str, str] = {}
+        self._decided: dict[str, str] = {}
+        """Per agent, the toast of a decision recorded here, held for its next checkpoint."""
 
     @property
     def settings(self) -> TuiSettings:
@@ -90,10 +102,12 @@ class CheckpointDesk:
             self._settings = TuiSettings()
         return self._settings
 
-    def refresh(self, info: AgentInfo) -> None:
-        """Read ``info``'s checkpoint file again and update the dialogs."""
-        self._agents[info.name] = info
-        self.book.update(info, self._read(info))
+    def refresh(self, *infos: AgentInfo) -> None:
+        """Read each agent's checkpoint file again, then update the dialogs once (so the
+        checkpoints found together are announced together)."""
+        for info in infos:
+            self._agents[info.name] = info
+            self.book.update(info, self._read(info))
         self.sync()
 
     def forget(self, name: str) -> None:
@@ -116,9 +130,11 @@ class CheckpointDesk:
 
         With auto-open, also open the next checkpoint when no dialog is open.
         """
-        for waiting in self.book.waiting():
-            if waiting.checkpoint.id not in self._announced:
-                self._announce(waiting)
+        new = [item for item in self.book.waiting() if item.checkpoint.id not in self._announced]
+        if len(new) == 1:
+            self._announce(new[0])
+        elif new:
+            self._announce_together(new)
         self._arm_reminder()
         dialog = self.dialog
         if dialog is not None:
@@ -134,6 +150,27 @@ class CheckpointDesk:
             self._open(item, grace_s=self.settings.key_grace_s)
 
     def _announce(self, item: Waiting) -> None:
+        """One new checkpoint: its toast (with the decision just before it, if one waits
+        to be said) and every notifier channel."""
+        raised = self._mark_announced(item)
+        auto_open = self.settings.auto_open
+        decided = self._decided.pop(item.agent, None)
+        if decided is not None:
+            text = announcements.decided_then_waiting(decided, raised, auto_open=auto_open)
+        else:
+            text = announcements.waiting_text(raised, auto_open=auto_open)
+        self.screen.app.notify(text, title="Checkpoint")
+
+    def _announce_together(self, items: list[Waiting]) -> None:
+        """Checkpoints found at once (a TUI opening, a reconnect): one toast names them all;
+        the notifier channels still get one announcement each (a chat command may count on
+        one call per checkpoint)."""
+        raised = [self._mark_announced(item) for item in items]
+        text = announcements.summary_text(raised, auto_open=self.settings.auto_open)
+        self.screen.app.notify(text, title="Checkpoints")
+
+    def _mark_announced(self, item: Waiting) -> Raised:
+        """Count ``item`` as announced (its reminders from now on) and tell the notifier."""
         from common.workspace.checkpoint_issue import issue_of  # reads every checkpoint kind
 
         self._announced.add(item.checkpoint.id)
@@ -143,12 +180,9 @@ class CheckpointDesk:
                 item.checkpoint.created_at, labels.now(), every
             )
         kind = item.checkpoint.type.value
-        iid = issue_of(item.checkpoint)
-        about = f" (issue #{iid})" if iid is not None else ""
-        how = "" if self.settings.auto_open else " — c or Enter answers"
-        self.screen.app.notify(f"⚑ {item.agent} waits at {kind}{about}{how}", title="Checkpoint")
         if self.notifier is not None:
             self.screen.run_worker(self.notifier.announce(item.agent, kind), group="notify")
+        return Raised(item.agent, kind, issue_of(item.checkpoint))
 
     def _remind_every(self, item: Waiting) -> float | None:
         """R of ``item``'s agent (``None``: its spec asks for no reminders)."""
@@ -223,15 +257,32 @@ class CheckpointDesk:
         match outcome:
             case Decided(checkpoint=decided):
                 self.book.decided(dialog.item.agent, decided.id)
-                verdict = (
-                    "approved" if decided.decision and decided.decision.approved else "rejected"
+                approved = decided.decision is not None and decided.decision.approved
+                text = announcements.decided_text(
+                    dialog.item.agent, decided.type.value, approved=approved
                 )
-                self.screen.app.notify(f"{dialog.item.agent}: {decided.type.value} {verdict}")
+                self._hold_decided(dialog.item.agent, text)
             case Superseded(reason=reason):
                 self.screen.app.notify(f"{dialog.item.agent}: {reason}", severity="warning")
             case SetAside() | None:
                 self.book.set_aside(dialog.item)
         self.screen.call_later(self.sync)
+
+    def holds_decision(self, agent: str) -> bool:
+        """Whether a decision about ``agent`` is still to be said (with its next checkpoint)."""
+        return agent in self._decided
+
+    def _hold_decided(self, agent: str, text: str) -> None:
+        """Say ``text`` with ``agent``'s next checkpoint if it comes within
+        :data:`DECISION_MERGE_S`, else on its own then."""
+        self._decided[agent] = text
+
+        def say_alone() -> None:
+            if self._decided.get(agent) == text:
+                del self._decided[agent]
+                self.screen.app.notify(text)
+
+        self.screen.app.set_timer(DECISION_MERGE_S, say_alone, name="decided")
 
     def _gone_reason(self, item: Waiting) -> str:
         """Why a dialog closes by itself: who decided, or that the agent is gone."""

@@ -11,7 +11,9 @@ messages; the handlers here update the widgets and hand checkpoints to the
 The screen paints before it connects: both workers start once the first frame is on
 the terminal, and what only data needs (the daemon's client, the protocol's and the
 checkpoints' schemas, the wizard, a run's summary) is imported when it is first used.
-Until the daemon answers, the status bar says "connecting to the daemon…".
+Until the daemon answers, the status bar says "connecting to the daemon…" and the agent
+list shows the rows the last TUI kept, marked as the last known state; once it has, the
+list is kept for the next TUI (:mod:`tui.services.agent_cache`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
 from agent.daemon.watcher import FolderWatcher
@@ -30,11 +33,12 @@ from tui import labels
 from tui.messages import AgentChanged, AgentsReplaced, CheckpointFilesChanged, ConnectionChanged
 from tui.screens.commands import AgentCommands
 from tui.screens.desk import CheckpointDesk
+from tui.services.agent_cache import read_last_known, write_last_known
 from tui.services.git_status import GitSummary, summary
 from tui.services.link import AgentLink, Connection
 from tui.services.notify import Notifier
 from tui.services.pending import LIVE
-from tui.widgets.agent_list import AgentList
+from tui.widgets.agent_list import COLUMN_KEYS, AgentList
 from tui.widgets.log_view import LogView
 from tui.widgets.phase_indicator import PhaseIndicator
 from tui.widgets.slot_view import SlotView
@@ -48,6 +52,8 @@ if TYPE_CHECKING:
 #: watchfiles settings for the checkpoint files: report a write within a few milliseconds.
 CHECKPOINT_DEBOUNCE_MS = 30
 CHECKPOINT_STEP_MS = 5
+#: The agent list is kept for the next TUI at most this often (its changes come in bursts).
+KEEP_LIST_EVERY_S = 2.0
 
 
 class RunningScreen(AgentCommands):
@@ -101,6 +107,9 @@ class RunningScreen(AgentCommands):
         self._connection = Connection(False, "connecting to the daemon…")
         self._git = GitSummary()
         self._summarised: tuple[str, object] | None = None
+        self._keep_list: Timer | None = None
+        self._agent_list = AgentList(id="agents", last_known=read_last_known(COLUMN_KEYS))
+        """Held here, not queried: the list is kept once more as the screen unmounts."""
         self._watcher = FolderWatcher(
             self._workspace_changed,
             debounce_ms=CHECKPOINT_DEBOUNCE_MS,
@@ -109,7 +118,7 @@ class RunningScreen(AgentCommands):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
-        yield AgentList(id="agents")
+        yield self._agent_list
         yield PhaseIndicator(id="phase")
         yield SlotView(id="slots")
         yield Static("", id="summary", markup=False)
@@ -129,6 +138,18 @@ class RunningScreen(AgentCommands):
 
     def on_unmount(self) -> None:
         self._watcher.stop()
+        if self._keep_list is not None:  # a change not kept yet: keep it now
+            self._keep_list.stop()
+            self._keep_agent_list()
+
+    def _keep_agent_list_soon(self) -> None:
+        """Keep the list for the next TUI, once the current burst of changes is over."""
+        if self._keep_list is None:
+            self._keep_list = self.set_timer(KEEP_LIST_EVERY_S, self._keep_agent_list)
+
+    def _keep_agent_list(self) -> None:
+        self._keep_list = None
+        write_last_known(self._agent_list.rows_shown(), COLUMN_KEYS)
 
     def on_resize(self) -> None:
         """The slot rows take at most a quarter of the screen: count them again."""
@@ -201,9 +222,9 @@ class RunningScreen(AgentCommands):
         agent_list.replace(event.agents)
         for name in gone:
             self.desk.forget(name)
-        for info in event.agents:
-            self.desk.refresh(info)
+        self.desk.refresh(*event.agents)  # what waits is announced in one toast
         self._watch_workspaces()
+        self._keep_agent_list_soon()  # the daemon's answer: the next TUI starts from it
         if self._first_snapshot:
             self._first_snapshot = False
             first = self._select_first or agent_list.first()
@@ -228,13 +249,14 @@ class RunningScreen(AgentCommands):
             if info.name == agent_list.selected:
                 self._read_git(info.project_dir)
         self._watch_workspaces()
+        self._keep_agent_list_soon()
         self._show_selected()
 
     @on(CheckpointFilesChanged)
     def checkpoint_files_changed(self, event: CheckpointFilesChanged) -> None:
-        for info in list(self.agents.values()):
-            if info.workspace in event.workspaces:
-                self.desk.refresh(info)
+        touched = [info for info in self.agents.values() if info.workspace in event.workspaces]
+        if touched:
+            self.desk.refresh(*touched)
         self._show_status()
 
     # --- actions -----------------------------------------------------------------------

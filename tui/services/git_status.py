@@ -1,4 +1,4 @@
-"""The project's branch and uncommitted files, for the status bar."""
+"""The project's branch and uncommitted files, for the status bar and the wizard."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.errors import GitError
+from common.paths import WORKSPACE_ROOT_NAME
 from common.workspace import git
 
 
@@ -43,3 +44,27 @@ def short(message: str, width: int = 40) -> str:
 async def summary(project: Path) -> GitSummary:
     """:func:`read_summary` in a thread, so the screen never waits on git."""
     return await asyncio.to_thread(read_summary, project)
+
+
+def uncommitted(project: Path) -> list[str]:
+    """What is uncommitted in ``project`` as a person counts it, the harness's own
+    workspaces left out (blocking; empty when git cannot tell). The agent never commits
+    these, and project_verification lists them: the wizard says so when it is picked."""
+    try:
+        found = git.uncommitted_for_people(project)
+    except GitError:
+        return []
+    return [path for path in found if not path.startswith(WORKSPACE_ROOT_NAME)]
+
+
+def dirty_note(paths: list[str]) -> str:
+    """``3 uncommitted changes (README.md, app.py, …): the agent never commits them;
+    commit or stash them first`` (empty for a clean repository)."""
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
+    noun = "change" if len(paths) == 1 else "changes"
+    return (
+        f"{len(paths)} uncommitted {noun} ({shown}): the agent never commits them; "
+        "commit or stash them first"
+    )

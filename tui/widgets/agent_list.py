@@ -5,6 +5,10 @@ Per agent it shows what a person running many agents needs at a glance: phase
 status (``⚑ waits 3m`` when a checkpoint waits, and for how long), issues done of
 total, elapsed time, tokens and cost. A one-second tick keeps the times true.
 Enter on an agent asks for its checkpoint (:class:`AgentList.Activated`).
+
+Before the daemon answers, the list shows the rows the last TUI kept
+(:mod:`tui.services.agent_cache`), dimmed and marked "last known" under the list, so
+the first paint already shows the agents; the daemon's list replaces them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from common.schemas.agent_status import AgentStatus
 from common.schemas.exit_state import ExitState
 from common.untrusted_text import printable_line
 from tui import labels
+from tui.services.agent_cache import LastKnownRow
 
 if TYPE_CHECKING:  # the protocol's schemas load after the first paint (see tui.main)
     from common.schemas.protocol import AgentInfo
@@ -36,8 +41,11 @@ COLUMNS = (
     ("mode", "Mode"),
     ("spec", "Spec"),
 )
+COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
 #: The columns that change with the clock alone.
 TIMED = ("status", "elapsed")
+#: Under the list while it shows the last TUI's rows.
+LAST_KNOWN = "last known state · waiting for the daemon"
 
 STATUS_STYLES = {
     AgentStatus.RUNNING: "green",
@@ -108,15 +116,52 @@ class AgentList(DataTable[Text]):
             super().__init__()
             self.name = name
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, last_known: list[LastKnownRow] | None = None
+    ) -> None:
+        """
+        Args:
+            id: the widget's id.
+            last_known: the rows the last TUI showed, shown until the daemon answers.
+        """
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._selected: str | None = None
         self._infos: dict[str, AgentInfo] = {}
+        self._last_known = list(last_known or [])
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
             self.add_column(label, key=key)
         self.set_interval(1.0, self._tick)
+        for row in self._last_known:
+            self.add_row(*(Text(cell, style="dim") for cell in row.cells), key=row.name)
+        if self._last_known:  # not announced: nothing follows a row the daemon did not send
+            self.border_subtitle = LAST_KNOWN
+
+    @property
+    def last_known(self) -> bool:
+        """Whether the rows are the last TUI's, not yet the daemon's."""
+        return bool(self._last_known)
+
+    def rows_shown(self) -> list[LastKnownRow]:
+        """The daemon's rows as shown, top to bottom (what the next TUI starts with)."""
+        shown: list[LastKnownRow] = []
+        for row in self.ordered_rows:
+            info = self._infos.get(str(row.key.value))
+            if info is not None:
+                texts = cells(info)
+                shown.append(
+                    LastKnownRow(info.name, tuple(texts[key].plain for key in COLUMN_KEYS))
+                )
+        return shown
+
+    def _forget_last_known(self) -> None:
+        """The daemon answered: its rows, not the last TUI's."""
+        if self._last_known:
+            self._last_known = []
+            self.clear()
+            self.border_subtitle = ""
+            self._selected = None  # the daemon's agent is new to the views: announce it
 
     @property
     def selected(self) -> str | None:
@@ -132,6 +177,7 @@ class AgentList(DataTable[Text]):
     def replace(self, agents: Iterable[AgentInfo]) -> None:
         """Show exactly ``agents``; the cursor stays on the same agent when it still exists."""
         keep = self._selected
+        self._forget_last_known()
         self.clear()
         self._infos = {}
         for info in agents:
@@ -140,6 +186,7 @@ class AgentList(DataTable[Text]):
 
     def upsert(self, info: AgentInfo) -> None:
         """Add a new agent or update its row in place."""
+        self._forget_last_known()
         if info.name not in self.rows:
             self._add(info)
         else:

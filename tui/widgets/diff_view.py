@@ -51,6 +51,9 @@ class DiffView(Vertical):
         text-style: bold;
         margin-top: 1;
     }
+    DiffView > .diff-file.-first {
+        margin-top: 0;  /* the heading's background sets it apart; a row more of diff */
+    }
     """
 
     def __init__(self, review: ReviewDiff, *, keys: str, id: str | None = None) -> None:
@@ -85,7 +88,7 @@ class DiffView(Vertical):
             yield Static(
                 f"file {number}/{count} {item.heading()}"
                 + (f" — {len(pages)} pages" if len(pages) > 1 else ""),
-                classes="diff-file",
+                classes="diff-file -first" if number == 1 else "diff-file",
                 markup=False,
             )
             for page in pages:
@@ -114,6 +117,8 @@ class DiffView(Vertical):
         if said != self._wide_line.content:
             self._wide_line.update(said)
             self._wide_line.display = bool(said)
+            if self._current >= 0:  # the rows above moved: the file jumped to stays on top
+                self.call_after_refresh(self.jump, 0)
 
     def wide_text(self, width: int) -> str:
         """``2 lines are wider than this view (68 columns): …`` (empty: none, no marks)."""

@@ -79,6 +79,17 @@ class CheckpointKind(Protocol):
         """Why a plain reject is not allowed here; ``None`` where it is."""
         ...
 
+    @property
+    def always_asks(self) -> bool:
+        """Whether every checkpoint of this type waits for a person (no rule answers it)."""
+        ...
+
+    @property
+    def asks_anyway(self) -> str:
+        """When a person is asked though a rule says approve, in a few words (``always
+        asks a person``, ``asks if a change is flagged``); empty: the rules decide."""
+        ...
+
     def waits_for_person(self, checkpoint: CheckpointBase) -> list[str]:
         """Why auto-accept must not answer (empty: it may)."""
         ...
@@ -147,6 +158,8 @@ class KindRules(Generic[ModelT]):
     reject_blocked: ClassVar[str | None] = None
     reject_text: ClassVar[str] = "reject"
     """The reject label when it does not depend on the checkpoint."""
+    always_asks: ClassVar[bool] = False
+    asks_anyway: ClassVar[str] = ""
 
     def __init__(self, model: type[ModelT]) -> None:
         self.model: type[ModelT] = model

@@ -25,6 +25,8 @@ class BudgetReachedKind(KindRules[BudgetReachedCheckpoint]):
     checkpoint_type = CheckpointType.BUDGET_REACHED
     reason_use = "why the run stops: logged, the model never reads it"
     reject_text = "reject: stop"
+    always_asks = True
+    asks_anyway = "always asks a person"
 
     def _waits_for_person(self, checkpoint: BudgetReachedCheckpoint) -> list[str]:
         return [f"a budget reached: {one(reached)}" for reached in checkpoint.context.reached]

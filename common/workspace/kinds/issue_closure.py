@@ -33,6 +33,7 @@ FILE_CHOICES = "approve=PATH or exclude=PATH, separated by ';' or new lines (PAT
 class IssueClosureKind(KindRules[IssueClosureCheckpoint]):
     checkpoint_type = CheckpointType.ISSUE_CLOSURE
     reason_use = "the next session on the issue reads this"
+    asks_anyway = "asks if a change is flagged"
 
     def _waits_for_person(self, checkpoint: IssueClosureCheckpoint) -> list[str]:
         reasons = [f"flagged: {item.path}" for item in checkpoint.context.flagged]

@@ -14,6 +14,7 @@ from common.workspace.kinds.lines import description_block, flagged_lines, one
 class MrReviewKind(KindRules[MrReviewCheckpoint]):
     checkpoint_type = CheckpointType.MR_REVIEW
     reason_use = "the next draft of the merge request reads this"
+    asks_anyway = "asks if a change is flagged"
 
     def _waits_for_person(self, checkpoint: MrReviewCheckpoint) -> list[str]:
         return [f"flagged on the branch: {item.path}" for item in checkpoint.context.flagged]

@@ -14,6 +14,7 @@ from common.workspace.kinds.lines import one
 class ProjectVerificationKind(KindRules[ProjectVerificationCheckpoint]):
     checkpoint_type = CheckpointType.PROJECT_VERIFICATION
     reason_use = "why the run stops: logged, the model never reads it"
+    asks_anyway = "asks if sandbox plan changed"
 
     def _waits_for_person(self, checkpoint: ProjectVerificationCheckpoint) -> list[str]:
         context = checkpoint.context

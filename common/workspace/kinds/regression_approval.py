@@ -23,6 +23,8 @@ ACTIONS = ", ".join(action.value for action in RegressionAction)
 class RegressionApprovalKind(KindRules[RegressionApprovalCheckpoint]):
     checkpoint_type = CheckpointType.REGRESSION_APPROVAL
     reject_blocked = "reject is blocked: choose fix_now, defer or abort"
+    always_asks = True
+    asks_anyway = "always asks a person"
 
     def _waits_for_person(self, checkpoint: RegressionApprovalCheckpoint) -> list[str]:
         failing = len(checkpoint.context.newly_failing)

@@ -8,12 +8,12 @@ to exactly one entry).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol
 
 from textual.screen import ModalScreen
 
 from common.schemas.checkpoint_type import CheckpointType
-from tui.modals.review.base import ReviewScreen
+from tui.modals.review.base import Draft, ReviewScreen
 from tui.modals.review.choices import (
     BudgetReachedReview,
     IssueEnrichmentReview,
@@ -32,10 +32,17 @@ from tui.modals.review.scope import EnrichmentScopeReview
 from tui.services.decide import Answer
 from tui.services.pending import Waiting
 
-__all__ = ["REVIEWS", "ReviewScreen", "review_for"]
+__all__ = ["REVIEWS", "Draft", "ReviewScreen", "review_for"]
 
-ReviewFactory = Callable[[Waiting, str], ModalScreen[Answer | None]]
-"""A review screen's class: built from the waiting checkpoint and who waits."""
+
+class ReviewFactory(Protocol):
+    """A review screen's class: built from the waiting checkpoint, who waits, and what was
+    typed the last time it was open."""
+
+    def __call__(
+        self, item: Waiting, subtitle: str = "", draft: Draft | None = None
+    ) -> ModalScreen[Answer | None]: ...
+
 
 REVIEWS: dict[CheckpointType, ReviewFactory] = {
     CheckpointType.PROJECT_VERIFICATION: ProjectVerificationReview,
@@ -53,6 +60,9 @@ REVIEWS: dict[CheckpointType, ReviewFactory] = {
 """Each checkpoint type's review screen."""
 
 
-def review_for(item: Waiting, subtitle: str = "") -> ModalScreen[Answer | None]:
-    """The review screen for ``item``'s checkpoint type."""
-    return REVIEWS[item.checkpoint.type](item, subtitle)
+def review_for(
+    item: Waiting, subtitle: str = "", draft: Draft | None = None
+) -> ModalScreen[Answer | None]:
+    """The review screen for ``item``'s checkpoint type (its fields start with ``draft``,
+    and keep what is typed in it)."""
+    return REVIEWS[item.checkpoint.type](item, subtitle, draft)

@@ -3,8 +3,13 @@
 Each type fills the body with what a careful reviewer needs (the proposed
 issues, the diff, the failing tests) and may offer a choice (issues to enrich,
 the issue to work on, the regression action). The screen only returns an
-:class:`~tui.services.decide.Answer`; the checkpoint dialog records it, so a
-refused answer is reported in one place.
+:class:`~tui.services.decide.Answer`; the checkpoint dialog records it.
+
+An answer the harness would refuse (a dependency edit that makes a cycle) is checked
+here first, as the harness checks it, and refused here: the screen stays open with the
+reason beside the field, and every edit and the typed feedback stay where they are.
+What is typed is also kept in the dialog's :class:`Draft`, so Esc and R again, or a
+refusal when the dialog records the answer, find it as it was left.
 
 A screen with a diff gives it the room: the reason field and the buttons are folded
 into one line until needed (Ctrl+N opens the field, and so does typing a reason, so
@@ -25,6 +30,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
+from common.errors import CheckpointError
 from common.schemas.checkpoint import CheckpointBase
 from common.untrusted_text import printable_line
 from common.workspace import rejecting
@@ -33,11 +39,14 @@ from tui import labels
 from tui.modals import checkpoint_text
 from tui.modals.diff_keys import FILE_KEYS, KEYS_TEXT, hand_to_pager, view_keys
 from tui.modals.diff_screen import DiffScreen
-from tui.services.decide import Answer
+from tui.services.decide import Answer, build_decision
 from tui.services.pending import Waiting
 from tui.widgets.diff_view import DiffView
 
 CheckpointT = TypeVar("CheckpointT", bound=CheckpointBase)
+
+Draft = dict[str, str]
+"""What was typed in a review's text fields, by field id (kept by its dialog)."""
 
 
 class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
@@ -62,11 +71,13 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
     #: The checkpoint type's schema class this screen reviews.
     MODEL: type[CheckpointT]
 
-    def __init__(self, item: Waiting, subtitle: str = "") -> None:
+    def __init__(self, item: Waiting, subtitle: str = "", draft: Draft | None = None) -> None:
         """
         Args:
             item: the waiting checkpoint, of this screen's type (:attr:`MODEL`).
             subtitle: who waits (agent and spec).
+            draft: what was typed the last time this checkpoint's review was open; the
+                fields start with it and write to it.
 
         Raises:
             TypeError: ``item``'s checkpoint is of another type (a bug in the lookup).
@@ -78,7 +89,8 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         self.item = item
         self.checkpoint: CheckpointT = checkpoint
         self._subtitle = subtitle
-        self.folded = self._review is not None
+        self.draft: Draft = {} if draft is None else draft
+        self.folded = self._review is not None and not self.draft.get("reason")
         """Whether the reason field and the buttons are folded away (a diff needs the room)."""
 
     def compose(self) -> ComposeResult:
@@ -129,12 +141,22 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         """The cursor starts in the feedback field, so a typed reason is never lost.
 
         Screens whose answer is a choice focus their list instead (Tab reaches the field);
-        a folded screen the diff's scroll (typing opens the field: :meth:`on_key`).
+        a folded screen the diff's scroll (typing opens the field: :meth:`on_key`). Every
+        text field starts with what the draft kept of it (a kept reason keeps it unfolded).
         """
+        for field in self.query(Input).results(Input):
+            if field.id in self.draft:
+                field.value = self.draft[field.id]
         if self.folded and self.FOCUS_REASON:
             self.query_one("#review-body").focus()
         elif self.TAKES_REASON and self.FOCUS_REASON:
             self.query_one("#reason", Input).focus()
+
+    @on(Input.Changed)
+    def keep_typed(self, event: Input.Changed) -> None:
+        """Each keystroke into the draft: nothing typed is lost when the screen closes."""
+        if event.input.id is not None:
+            self.draft[event.input.id] = event.value
 
     def unfold(self, *, focus_reason: bool = True) -> None:
         """Show the reason field and the buttons; the cursor goes to the field."""
@@ -221,7 +243,7 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
         return text or None
 
     def action_approve(self) -> None:
-        self.dismiss(Answer(approve=True, choice=self.choice(), reason=self.reason()))
+        self._answer(Answer(approve=True, choice=self.choice(), reason=self.reason()))
 
     def action_reject(self) -> None:
         """Reject with the reason typed; folded, first open the field to type it in."""
@@ -232,7 +254,21 @@ class ReviewScreen(ModalScreen[Answer | None], Generic[CheckpointT]):
             self.unfold()
             self.say("why? type it (or leave it empty), then Ctrl+N rejects")
             return
-        self.dismiss(Answer(approve=False, reason=self.reason()))
+        self._answer(Answer(approve=False, reason=self.reason()))
+
+    def _answer(self, answer: Answer) -> None:
+        """Hand ``answer`` to the dialog, unless the harness would refuse it: then stay."""
+        try:
+            build_decision(self.item.checkpoint, answer)
+        except CheckpointError as e:
+            self.refused(str(e))
+            return
+        self.dismiss(answer)
+
+    def refused(self, problem: str) -> None:
+        """The answer would be refused for ``problem``: say so above the answer (screens
+        with fields say it beside the field too)."""
+        self.say(problem)
 
     def action_back(self) -> None:
         """Esc: fold the open answer of a screen with a diff, else back to the dialog."""

@@ -7,6 +7,9 @@ its programs'): each is escaped (:mod:`common.untrusted_text`) and shown as plai
 
 from __future__ import annotations
 
+import re
+
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -14,6 +17,7 @@ from textual.widgets import Input, Markdown, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from common import dependencies
+from common.errors import CheckpointError
 from common.schemas.checkpoint import (
     IssueClosureCheckpoint,
     IssueRef,
@@ -28,8 +32,12 @@ from common.schemas.outbound import FlaggedFile
 from common.schemas.quality import SETTINGS_FILE
 from common.untrusted_text import printable, printable_line, printable_name
 from tui.modals.checkpoint_text import details
-from tui.modals.review.base import ReviewScreen
+from tui.modals.review.base import Draft, ReviewScreen
+from tui.services.decide import Answer, build_decision
 from tui.services.pending import Waiting
+
+#: An issue number in the harness's words about dependencies (``#3``).
+ISSUE_NUMBER = re.compile(r"#(\d+)")
 
 
 def test_run_text(run: TestRun | None, heading: str = "Tests") -> str:
@@ -123,20 +131,67 @@ class SpecToIssuesReview(ReviewScreen[SpecToIssuesCheckpoint]):
                         compact=True,
                         id=f"depends-{position}",
                     )
+                yield Static("", id=f"depends-{position}-error", classes="field-error")
 
-    def choice(self) -> str | None:
-        """``depends=…`` naming each issue whose field was changed (``None``: the
-        proposal's dependencies as shown); the harness checks it like ``--choice``."""
+    def _edits(self) -> dict[int, list[str]]:
+        """Each issue whose field differs from the proposal → the numbers typed there."""
         graph = self.checkpoint.dependencies()
-        changed: list[str] = []
+        changed: dict[int, list[str]] = {}
         for field in self.query(".depends-row Input").results(Input):
             position = int((field.id or "0").removeprefix("depends-"))
             text = field.value.replace("#", "")
             numbers = [part.strip() for part in text.split(",") if part.strip()]
-            shown = [str(n) for n in graph.get(position, [])]
-            if sorted(numbers) != sorted(shown):
-                changed.append(f"{position}:{','.join(numbers)}")
+            if sorted(numbers) != sorted(str(n) for n in graph.get(position, [])):
+                changed[position] = numbers
+        return changed
+
+    def choice(self) -> str | None:
+        """``depends=…`` naming each issue whose field was changed (``None``: the
+        proposal's dependencies as shown); the harness checks it like ``--choice``."""
+        changed = [f"{position}:{','.join(numbers)}" for position, numbers in self._edits().items()]
         return f"depends={';'.join(changed)}" if changed else None
+
+    def refused(self, problem: str) -> None:
+        """Say why beside each field that causes it, and put the cursor in the first."""
+        marked = field_problems(self.checkpoint, self._edits(), problem)
+        for position, text in marked.items():
+            line = self.query_one(f"#depends-{position}-error", Static)
+            line.update(f"✗ {text}")
+            line.add_class("-shown")
+        if marked:
+            self.query_one(f"#depends-{min(marked)}", Input).focus()
+            fields = ", ".join(f"#{position}" for position in sorted(marked))
+            problem = f"{problem} (fix the field of {fields}; nothing was decided)"
+        super().refused(problem)
+
+    @on(Input.Changed, ".depends-row Input")
+    def depends_edited(self, event: Input.Changed) -> None:
+        """An edited field's error goes: the next approve checks it again."""
+        found = self.query(f"#{event.input.id}-error").results(Static)
+        for line in found:
+            line.update("")
+            line.remove_class("-shown")
+
+
+def field_problems(
+    checkpoint: SpecToIssuesCheckpoint, edits: dict[int, list[str]], problem: str
+) -> dict[int, str]:
+    """Which edited fields cause ``problem`` (the harness's refusal of all the edits), and
+    why each: a field refused on its own gets its own reason; an edit refused only with
+    the others (a cycle through two edited fields) marks the edited issues ``problem``
+    names, or every edited one."""
+    alone: dict[int, str] = {}
+    for position, numbers in edits.items():
+        choice = f"depends={position}:{','.join(numbers)}"
+        try:
+            build_decision(checkpoint, Answer(approve=True, choice=choice))
+        except CheckpointError as e:
+            alone[position] = str(e)
+    if alone:
+        return alone
+    named = {int(number) for number in ISSUE_NUMBER.findall(problem)}
+    together = [position for position in edits if position in named] or list(edits)
+    return dict.fromkeys(together, problem)
 
 
 class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
@@ -169,8 +224,8 @@ class IssueClosureReview(ReviewScreen[IssueClosureCheckpoint]):
         yield Static(details(self.item.checkpoint), markup=False)
         yield Static(test_run_text(context.test_run), markup=False)
 
-    def __init__(self, item: Waiting, subtitle: str = "") -> None:
-        super().__init__(item, subtitle)
+    def __init__(self, item: Waiting, subtitle: str = "", draft: Draft | None = None) -> None:
+        super().__init__(item, subtitle, draft)
         self.FOCUS_REASON = not self.checkpoint.context.flagged  # the list first; Tab reaches it
 
     def on_mount(self) -> None:

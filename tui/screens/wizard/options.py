@@ -13,15 +13,17 @@ from textual.widgets import Input, Static
 from agent.control.demo_spec import ONLY_THE_DEMO
 from common.errors import HarnessError
 from common.schemas.spec import LOCAL_MODEL
+from common.untrusted_text import printable_line
 from tui.labels import display_path
 from tui.screens.wizard.base import WizardStep
+from tui.services.git_status import dirty_note
 from tui.widgets.text_checkbox import TextCheckbox as Checkbox
 
 #: The agent options: (field of the wizard state and of AgentSpec, label, what it does).
 AGENT_OPTIONS = (
     ("file_only_mode", "File-only mode", "track issues in local JSON files instead of GitLab"),
     ("skip_mr_creation", "Skip MR creation", "stop on the feature branch after coding"),
-    ("skip_puppeteer", "Skip Puppeteer", "no browser verification"),
+    ("skip_puppeteer", "Skip browser checks", "no Playwright checks of a web UI"),
     ("skip_test_suite", "Skip test suite", "do not run the project's tests as a gate"),
     ("skip_regression", "Skip regression testing", "no before/after test comparison per issue"),
 )
@@ -120,7 +122,9 @@ class AdvancedStep(WizardStep):
         chosen = [label for field, label, _ in AGENT_OPTIONS if getattr(state, field)]
         repository = display_path(state.repository) if state.repository else "-"
         spec = state.spec_file.name if state.spec_file else "-"
-        return (
+        summary = (
             f"Repository: {repository}\nSpec:       {spec}\n"
             f"Branch:     {state.target_branch}\nOptions:    {', '.join(chosen) or 'none'}"
         )
+        note = dirty_note(state.uncommitted)
+        return f"{summary}\n⚠ {printable_line(note)}" if note else summary

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DirectoryTree, Input, Static, Tree
 from textual.widgets.directory_tree import DirEntry
 
 from common.harness_code import CODE_ROOT
+from common.untrusted_text import printable_line
 from common.workspace import git
 from tui.labels import display_path, typed_path
 from tui.screens.wizard.base import WizardStep
+from tui.services.git_status import dirty_note, uncommitted
 from tui.widgets.folder_tree import FolderTree
 from tui.widgets.path_suggester import FolderSuggester
 
@@ -47,6 +50,8 @@ class RepoStep(WizardStep):
         "Space opens a folder, Ctrl+O goes up. Enter continues."
     )
     TYPED_FIELD = "#path"
+    _start_text = ""
+    """What the path field opened with (the browser follows only what is typed after)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "parent", "Parent folder"),
         Binding("down", "browse", "Browse", show=False),
@@ -54,7 +59,8 @@ class RepoStep(WizardStep):
 
     def compose_step(self) -> ComposeResult:
         start = self.state.repository or self.state.defaults.start_dir
-        yield Input(display_path(start), id="path", suggester=FolderSuggester())
+        self._start_text = display_path(start)
+        yield Input(self._start_text, id="path", suggester=FolderSuggester())
         yield Static("", id="hint", markup=False)
         root = start.parent if self.state.repository is not None else start
         yield FolderTree(root, id="tree")
@@ -68,6 +74,7 @@ class RepoStep(WizardStep):
         problem = repository_problem(path)
         if problem is None:
             self.state.repository = path
+            self.state.uncommitted = uncommitted(path)  # said again before the start
         return problem
 
     def action_browse(self) -> None:
@@ -98,10 +105,36 @@ class RepoStep(WizardStep):
 
     @on(Input.Changed, "#path")
     def path_typed(self, event: Input.Changed) -> None:
-        self._hint(typed_path(event.value))
+        path = typed_path(event.value)
+        self._hint(path)
         self.show_error("")
+        # Typed or pasted: not the text the step opened with, nor filled in by the browser.
+        if event.input.has_focus and event.value != self._start_text:
+            self._browse_to(path)
+
+    def _browse_to(self, path: Path) -> None:
+        """The browser follows what is typed: the folder typed, or the one a half-typed
+        name is in (its folders are the candidates)."""
+        folder = path if path.is_dir() else path.parent
+        tree = self.query_one("#tree", FolderTree)
+        if folder.is_dir() and folder != Path(tree.path):
+            tree.path = folder
 
     def _hint(self, path: Path) -> None:
-        """A quick look (no git call) telling a repository from a plain folder."""
-        text = "✓ git repository" if (path / ".git").exists() else "not a git repository"
+        """A quick look (no git call) telling a repository from a plain folder; for a
+        repository, git then says whether it has uncommitted changes."""
+        repository = (path / ".git").exists()
+        text = "✓ git repository" if repository else "not a git repository"
         self.query_one("#hint", Static).update(text)
+        if repository:
+            self._look_for_changes(path)
+
+    @work(exclusive=True, group="uncommitted")
+    async def _look_for_changes(self, path: Path) -> None:
+        """Say a repository's uncommitted changes when it is picked, not first at the
+        agent's project_verification (git runs off the event loop)."""
+        note = dirty_note(await asyncio.to_thread(uncommitted, path))
+        shown = typed_path(self.query_one("#path", Input).value)
+        if note and shown == path:  # the person may have moved on meanwhile
+            hint = self.query_one("#hint", Static)
+            hint.update(f"✓ git repository · ⚠ {printable_line(note)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.schemas.spec import LOCAL_MODEL, AgentSpec
@@ -53,6 +53,8 @@ class WizardState:
 
     defaults: WizardDefaults
     repository: Path | None = None
+    uncommitted: list[str] = field(default_factory=list)
+    """The repository's uncommitted changes when it was picked (the agent never commits them)."""
     spec_file: Path | None = None
     target_branch: str | None = None
     file_only_mode: bool | None = None
