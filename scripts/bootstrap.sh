@@ -13,11 +13,15 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=.venv/.installed-$(basename "$requirements")
-digest=$(cat requirements.txt "$requirements" pyproject.toml | sha256sum | cut -c1-16)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$digest" ]; then
-  echo "installing $requirements into .venv ..." >&2
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
-  echo "$digest" > "$stamp"
+stamp() { echo ".venv/.installed-$(basename "$1")"; }
+digest() { cat requirements.txt "$1" pyproject.toml | sha256sum | cut -c1-16; }
+current() { [ "$(cat "$(stamp "$1")" 2>/dev/null)" = "$(digest "$1")" ]; }
+# requirements-dev.txt includes requirements.txt: a venv current for it is current for both
+# (start.sh in a checkout the tests run from never reinstalls under them).
+if current "$requirements" || { [ "$requirements" = requirements.txt ] && current requirements-dev.txt; }; then
+  exit 0
 fi
+echo "installing $requirements into .venv ..." >&2
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+digest "$requirements" > "$(stamp "$requirements")"

@@ -47,7 +47,11 @@ else
     say "as root, makes a Docker engine ready: docker.io and debootstrap (apt-get) when missing, dockerd started when none answers, a base image built by debootstrap when absent (scripts/docker-base-image.sh)"
   fi
 fi
-say "then: ruff format --check, ruff check, mypy, pytest ${pytest_args[*]:-(every test)}, the eval report into build/eval-embedded.*"
+# One pytest worker more than the cores (the end-to-end tests wait on processes a good
+# part of their time), at most 8; the Docker tests share one worker (their xdist_group).
+# `-n 0` after the script's name runs every test in one process, one after another.
+workers=$(( $(nproc) + 1 )); [ "$workers" -gt 8 ] && workers=8
+say "then: ruff format --check, ruff check, mypy, pytest ${pytest_args[*]:-(every test)} in $workers workers, the eval report into build/eval-embedded.*"
 
 scripts/bootstrap.sh requirements-dev.txt
 if [ "$provision" = 1 ] && [ "$root" = 1 ]; then
@@ -65,7 +69,7 @@ fi
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/pytest "${pytest_args[@]}"
+.venv/bin/pytest -n "$workers" --dist loadgroup "${pytest_args[@]}"
 mkdir -p build
 .venv/bin/harness eval --embedded-only --report build/eval-embedded
 .venv/bin/python -m agent.eval.staleness docs/eval-embedded.json build/eval-embedded.json \

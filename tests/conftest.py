@@ -23,6 +23,7 @@ from tests.process_guard import (  # no test leaves a process behind (the hooks)
 )
 from tests.process_guard import pytest_runtest_teardown as pytest_runtest_teardown
 from tests.process_guard import pytest_sessionfinish as pytest_sessionfinish
+from tests.process_guard import pytest_testnodedown as pytest_testnodedown
 
 TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 """Where the tests' browser server is installed (shared, like the demo's environment)."""

@@ -9,7 +9,8 @@ seen after, zombies nobody else will wait for are reaped, and when the session e
 whatever still runs (once fixtures are torn down and a short grace has passed) is named,
 killed and fails the run.
 
-The hooks at the end are the plugin (``tests/conftest.py`` takes them; ``-p
+Under xdist each worker guards its own tests and hands what was left to the controller,
+which reports it. The hooks at the end are the plugin (``tests/conftest.py`` takes them; ``-p
 tests.process_guard`` loads them into any run). Cheap: a walk of
 ``/proc/PID/task/*/children`` from the pytest process after each test (a handful of
 files); the objects are searched for live ``Popen`` handles only when a zombie child is
@@ -141,8 +142,28 @@ class Guard:
 GUARD = Guard()
 
 
+LEFT_KEY = "processes_left"
+"""Where an xdist worker hands what its tests left to the controller, which reports it."""
+_FROM_WORKERS: list[str] = []
+
+
+def _controller(config: pytest.Config) -> bool:
+    """Whether this process only hands tests to xdist workers (and runs none itself)."""
+    workers = getattr(config.option, "numprocesses", None)
+    return bool(workers) and not hasattr(config, "workerinput")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    GUARD.enabled = adopt_orphans()
+    # Each worker guards its own tests (their orphans come to it); the controller's own
+    # descendants are the workers.
+    GUARD.enabled = not _controller(config) and adopt_orphans()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """A worker ended: take the lines it left (xdist calls this in the controller only)."""
+    output = getattr(node, "workeroutput", None) or {}
+    _FROM_WORKERS.extend(output.get(LEFT_KEY, []))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -153,7 +174,11 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    lines = GUARD.at_end()
+    lines = GUARD.at_end() + _FROM_WORKERS
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: its controller reports them
+        worker_output[LEFT_KEY] = lines
+        return
     if not lines:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.process_guard import children, described, reap_adopted, state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,11 +59,11 @@ def test_two(daemon: int) -> None:
 """
 
 
-def pytest_run(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+def pytest_run(tmp_path: Path, source: str, *options: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_it.py").write_text(source)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "tests.process_guard", "-p",
-         "no:cacheprovider", str(tmp_path / "test_it.py")],
+         "no:cacheprovider", *options, str(tmp_path / "test_it.py")],
         cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
 
@@ -78,8 +80,12 @@ def nonce_processes() -> list[str]:
     return found
 
 
-def test_what_a_test_left_is_named_killed_and_fails_the_run(tmp_path: Path) -> None:
-    done = pytest_run(tmp_path, LEAKY)
+@pytest.mark.parametrize("options", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_what_a_test_left_is_named_killed_and_fails_the_run(
+    tmp_path: Path, options: list[str]
+) -> None:
+    """Serial, and under xdist (each worker guards its tests, the controller reports)."""
+    done = pytest_run(tmp_path, LEAKY, *options)
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "3 passed" in done.stdout
@@ -101,11 +107,13 @@ def test_this_run_adopts_orphans_and_keeps_none_alive() -> None:
     """An orphan of this test becomes this pytest's child (not init's), and is reaped.
     Only its own orphan is looked at: the run's session fixtures may have processes."""
     marked = f"{NONCE}-adopted"
-    subprocess.run(["sh", "-c", f"(sh -c 'sleep 0.5; : {marked}' &)"], check=True)
+    subprocess.run(["sh", "-c", f"(sh -c 'sleep 2; : {marked}' &)"], check=True)
     me = os.getpid()
-    adopted = [pid for pid in children(me) if marked in described(pid)]
-    assert len(adopted) == 1, "the orphan's new parent is this pytest"
     deadline = time.monotonic() + 10
+    adopted: list[int] = []
+    while not adopted and time.monotonic() < deadline:  # until the fork has exec'd
+        adopted = [pid for pid in children(me) if marked in described(pid)]
+    assert len(adopted) == 1, "the orphan's new parent is this pytest"
     while state(adopted[0]) not in ("", "Z") and time.monotonic() < deadline:
         time.sleep(0.05)
     reap_adopted()

@@ -42,7 +42,9 @@ STUBS = {
     "scripts/docker-base-image.sh": LOGGING,
 }
 SYSTEM_STUBS = {"apt-get": LOGGING, "id": "#!/bin/sh\necho 0\n"}
-TOOLS = ("bash", "sh", "cat", "sha256sum", "cut", "basename", "dirname", "mkdir", "touch")
+WORKERS = f"-n {min(len(os.sched_getaffinity(0)) + 1, 8)} --dist loadgroup"
+"""How test.sh runs pytest: a worker more than the cores (``nproc``), at most 8."""
+TOOLS = ("bash", "sh", "cat", "sha256sum", "cut", "basename", "dirname", "mkdir", "touch", "nproc")
 
 
 def checkout_copy(tmp_path: Path, pytest_exit: int = 0) -> Path:
@@ -129,7 +131,7 @@ def test_it_says_what_it_installs_as_root_before_installing_it(tmp_path: Path) -
         f"RAN apt-get install -y -q {package}"
         for package in ("golang-go", "prometheus", "chromium", "npm")
     ]
-    assert "RAN pytest -m not slow" in ran
+    assert f"RAN pytest {WORKERS} -m not slow" in ran
 
 
 def test_no_provision_installs_nothing_beyond_the_venv(tmp_path: Path) -> None:
@@ -139,7 +141,7 @@ def test_no_provision_installs_nothing_beyond_the_venv(tmp_path: Path) -> None:
     ran = [line for line in lines if line.startswith("RAN ")]
     assert not [line for line in ran if "apt-get" in line or "docker-base-image" in line]
     assert not [line for line in ran if "agent.core.browser.install" in line]
-    assert "RAN pytest " in ran, "--no-provision is not an argument for pytest"
+    assert f"RAN pytest {WORKERS}" in ran, "--no-provision is not an argument for pytest"
     assert any("installs nothing else (--no-provision)" in line for line in lines)
 
 
