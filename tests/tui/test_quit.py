@@ -16,8 +16,11 @@ from tests.tui import samples
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.fakes import agent_info
 from tests.tui.pty_terminal import PtyTerminal
-from tui.services.farewell import farewell
+from tui.services.farewell import farewell, harness_command
 from tui.services.pending import Waiting
+
+ON_PATH = {"PATH": str(Path(sys.prefix, "bin"))}
+"""A shell whose ``PATH`` finds this installation's ``harness``."""
 
 
 def test_the_farewell_names_who_runs_on_and_what_waits(workspace: Path) -> None:
@@ -28,7 +31,7 @@ def test_the_farewell_names_who_runs_on_and_what_waits(workspace: Path) -> None:
         agent_info("agent_3", workspace, status=AgentStatus.DONE),
     ]
     waiting = [Waiting("agent_1", workspace, closure)]
-    text = farewell(agents, waiting, closure.created_at + timedelta(minutes=3), environ={})
+    text = farewell(agents, waiting, closure.created_at + timedelta(minutes=3), environ=ON_PATH)
     assert text.splitlines() == [
         "The TUI is closed; the daemon keeps 2 agents running: agent_1, agent_2.",
         "  ⚑ agent_1 waits for you at issue_closure (for 3m): nothing was decided.",
@@ -37,15 +40,31 @@ def test_the_farewell_names_who_runs_on_and_what_waits(workspace: Path) -> None:
     ]
 
 
+def test_the_farewell_names_harness_as_this_shell_can_run_it(tmp_path: Path) -> None:
+    """On ``PATH`` (a container, an activated venv): ``harness``; else its path, relative
+    to the checkout the person is in (``.venv/bin/harness``), never a bare name that
+    shell cannot find."""
+    venv = tmp_path / "checkout" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "harness").write_text("#!/bin/sh\n")
+    (venv / "bin" / "harness").chmod(0o755)
+    on_path = {"PATH": str(venv / "bin")}
+    assert harness_command(on_path, str(tmp_path / "checkout"), str(venv)) == "harness"
+    checkout = str(tmp_path / "checkout")
+    assert harness_command({"PATH": "/usr/bin"}, checkout, str(venv)) == ".venv/bin/harness"
+    elsewhere = harness_command({}, str(tmp_path / "other"), str(venv))
+    assert elsewhere == str(venv / "bin" / "harness")
+
+
 def test_nothing_running_nothing_said(workspace: Path) -> None:
     ended = [agent_info("agent_1", workspace, status=AgentStatus.STOPPED)]
-    assert farewell(ended, [], samples.issue_closure().created_at, environ={}) == ""
+    assert farewell(ended, [], samples.issue_closure().created_at, environ=ON_PATH) == ""
     running = [agent_info("agent_1", workspace)]
     at = samples.issue_closure().created_at
-    assert farewell(running, [], at, environ={}).splitlines()[-1] == (
+    assert farewell(running, [], at, environ=ON_PATH).splitlines()[-1] == (
         "Come back with ./start.sh (the TUI again); harness list shows them."
     )
-    inside = farewell(running, [], at, environ={"HARNESS_TUI_AGAIN": "Enter"})
+    inside = farewell(running, [], at, environ={**ON_PATH, "HARNESS_TUI_AGAIN": "Enter"})
     assert (
         inside.splitlines()[-1] == "Come back with Enter (the TUI again); harness list shows them."
     )

@@ -9,8 +9,11 @@ say who runs on, what waits for whom and since when, and how to come back.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from common.untrusted_text import printable_line
@@ -26,6 +29,17 @@ COME_BACK = "./start.sh"
 COME_BACK_VARIABLE = "HARNESS_TUI_AGAIN"
 
 
+def harness_command(environ: Mapping[str, str], cwd: str, prefix: str = sys.prefix) -> str:
+    """``harness`` as the person can type it in this shell: the bare name when ``PATH``
+    finds this installation's, else its path (``.venv/bin/harness`` from the checkout)."""
+    own = Path(prefix, "bin", "harness")
+    found = shutil.which("harness", path=environ.get("PATH", ""))
+    if found is not None and Path(found).resolve() == own.resolve():
+        return "harness"
+    relative = os.path.relpath(own, cwd)
+    return relative if not relative.startswith("..") else str(own)
+
+
 def farewell(
     agents: Iterable[AgentInfo],
     waiting: Sequence[Waiting],
@@ -35,6 +49,7 @@ def farewell(
     """The lines to print after the TUI closed (empty: no agent runs on)."""
     env = os.environ if environ is None else environ
     again = printable_line(env.get(COME_BACK_VARIABLE) or COME_BACK)
+    harness = printable_line(harness_command(env, str(Path.cwd())))
     live = sorted(printable_line(info.name) for info in agents if info.status in LIVE)
     if not live:
         return ""
@@ -51,8 +66,9 @@ def farewell(
         first = printable_line(waiting[0].agent)
         lines.append(
             f"Come back with {again} (the TUI again), or answer from here: "
-            f"harness checkpoint {first}, then harness approve {first} or harness reject {first}."
+            f"{harness} checkpoint {first}, then {harness} approve {first} or "
+            f"{harness} reject {first}."
         )
     else:
-        lines.append(f"Come back with {again} (the TUI again); harness list shows them.")
+        lines.append(f"Come back with {again} (the TUI again); {harness} list shows them.")
     return "\n".join(lines)
