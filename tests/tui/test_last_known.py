@@ -16,9 +16,17 @@ from pathlib import Path
 import pytest
 
 from common.schemas.daemon_state import AgentStatus
+from tests.tui import samples
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.fakes import agent_info
-from tests.tui.helpers import log_lines, make_app, status_text, wait_until
+from tests.tui.helpers import (
+    dialog_for,
+    log_lines,
+    make_app,
+    status_text,
+    wait_until,
+    write_checkpoint,
+)
 from tui.app import HarnessApp
 from tui.services.agent_cache import (
     MAX_BYTES,
@@ -72,6 +80,29 @@ async def test_the_next_tui_paints_the_last_known_agents_before_the_daemon_answe
         assert not table.last_known and not table.border_subtitle
         assert cell(second, "agent_1", "status") == "stopped"
         await wait_until(pilot, lambda: log_lines(second) == ["started"], "its log followed")
+
+
+async def test_c_over_the_last_known_rows_opens_the_checkpoint_once_the_daemon_answers(
+    workspace: Path,
+) -> None:
+    """A kept row says the agent waits before its checkpoint is read: ``c`` typed at once
+    is never told that nothing waits; the dialog opens when the daemon's list comes."""
+    checkpoint = samples.issue_closure()
+    write_checkpoint(workspace, checkpoint)
+    waiting = [agent_info("agent_1", workspace, status=AgentStatus.WAITING)]
+    first, _ = make_app(waiting)
+    async with first.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: listed(first) == ["agent_1"], "the agents")
+    second, link = make_app(waiting, silent=True)
+    async with second.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: listed(second) == ["agent_1"], "last known")
+        await pilot.press("c")
+        await pilot.pause()
+        said = [note.message for note in second._notifications]
+        assert "No checkpoint is waiting." not in said
+        assert "Waiting for the daemon's list: the checkpoint opens when it comes." in said
+        link.answer()
+        await wait_until(pilot, dialog_for(second, checkpoint.id), "the dialog")
 
 
 async def test_without_a_kept_list_the_first_paint_is_empty_as_before(workspace: Path) -> None:

@@ -104,6 +104,8 @@ class RunningScreen(AgentCommands):
         self._wizard_when_empty = wizard_when_empty
         self._select_first = select
         self._first_snapshot = True
+        self._answer_when_listed = False
+        """``c`` was pressed over the last known rows: answer once the daemon's list came."""
         self._connection = Connection(False, "connecting to the daemon…")
         self._git = GitSummary()
         self._summarised: tuple[str, object] | None = None
@@ -233,6 +235,9 @@ class RunningScreen(AgentCommands):
             elif not event.agents and self._wizard_when_empty:
                 self.action_new_agent()
         self._show_selected()
+        if self._answer_when_listed:
+            self._answer_when_listed = False
+            self.action_answer()
 
     @on(AgentChanged)
     def agent_changed(self, event: AgentChanged) -> None:
@@ -278,7 +283,15 @@ class RunningScreen(AgentCommands):
         self.notify("long lines wrap" if view.wrap else "long lines scroll sideways")
 
     def action_answer(self) -> None:
-        """Open the selected agent's waiting checkpoint (or the oldest waiting one)."""
+        """Open the selected agent's waiting checkpoint (or the oldest waiting one).
+
+        Over the last known rows (the daemon has not answered yet) a row may say "waits"
+        before the checkpoint is read: the answer waits for the daemon's list, so ``c``
+        typed at once is never told that nothing waits."""
+        if self._first_snapshot and self._agent_list.last_known:
+            self._answer_when_listed = True
+            self.notify("Waiting for the daemon's list: the checkpoint opens when it comes.")
+            return
         selected = self.selected
         if selected is not None and self.desk.take_up(selected.name):
             return
