@@ -12,7 +12,11 @@ from common.schemas.agent_state import AgentState, Phase
 from common.schemas.issue_slot import IssueSlot
 from common.schemas.issue_work import IssueWork
 
-LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in targets]
+LEGAL = [
+    (source, target)
+    for source, targets in TRANSITIONS.items()
+    for target in sorted(targets, key=lambda phase: phase.value)  # one order in every worker
+]
 LIVE = [phase for phase in Phase if phase not in TERMINAL]
 ILLEGAL = [
     (source, target)
