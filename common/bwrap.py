@@ -40,6 +40,11 @@ def find_bwrap() -> Path | None:
         return Path(found) if found else None
 
 
+PROBE_ENVIRONMENT = {"LANG": "C.UTF-8"}
+"""The probe's whole environment (with ``PATH``): whoever probes (the daemon, an agent
+before it drops its settings) keeps its own secrets and ``OTEL_*`` settings to itself."""
+
+
 def probe(bwrap: Path | None) -> str | None:
     """``None`` when ``bwrap`` can build a sandbox like a session's, else why it cannot."""
     if bwrap is None:
@@ -50,7 +55,13 @@ def probe(bwrap: Path | None) -> str | None:
     argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_RESOURCE", "--cap-add", "CAP_SETPCAP"]
     argv += ["--proc", "/proc", "--dev", "/dev", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            env=PROBE_ENVIRONMENT | {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"{bwrap} cannot run: {e}"
     if done.returncode != 0:
