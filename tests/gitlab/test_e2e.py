@@ -168,8 +168,9 @@ def token_found_in(token: str, *roots: Path) -> list[Path]:
 def assert_the_traceability(description: str, spec: AgentSpec) -> None:
     """The MR's traceability names every ``feat`` commit's short SHA and every issue, each
     in its row of the table (harness facts: the state's commits, git, the tracker)."""
-    table = description.split("## Traceability (from the harness's records)\n")[1]
-    rows = table.split("\n\n")[0].splitlines()[2:]
+    section = description.split("## Traceability (from the harness's records)\n")[1]
+    table = next(block for block in section.split("\n\n") if block.startswith("|"))
+    rows = table.splitlines()[2:]  # below the legend, the header and its rule
     feats = git(spec.project_dir, "log", "--format=%h %s", f"main..{BRANCH}").splitlines()
     feats = [line.split()[0] for line in feats if line.split()[1].startswith("feat(#")]
     assert len(feats) == 3, feats
