@@ -100,6 +100,17 @@ def our_modules() -> dict[str, Path]:
     }
 
 
+def parse(source: str, module: str) -> ast.Module:
+    """``ast.parse``, once more after CPython 3.11's "AST constructor recursion depth
+    mismatch": its AST conversion keeps one depth counter for every thread,
+    so another thread of the test process building an AST at the same moment can trip
+    it, and a second parse is unaffected."""
+    try:
+        return ast.parse(source, module)
+    except SystemError:
+        return ast.parse(source, module)
+
+
 def imports_in(source: str, module: str, *, is_package: bool, known: set[str]) -> Iterator[Import]:
     """Every import of ``source`` (the text of ``module``), wherever it stands.
 
@@ -107,7 +118,7 @@ def imports_in(source: str, module: str, *, is_package: bool, known: set[str]) -
     relative import is resolved against ``module``'s package. An import counts as
     "at import time" unless it is inside a function or under ``if TYPE_CHECKING``.
     """
-    tree = ast.parse(source, module)
+    tree = parse(source, module)
     package = module if is_package else module.rpartition(".")[0]
     deferred: set[int] = set()
     for node in ast.walk(tree):

@@ -68,14 +68,14 @@ def pytest_run(tmp_path: Path, source: str, *options: str) -> subprocess.Complet
     )  # fmt: skip
 
 
-def nonce_processes() -> list[str]:
+def nonce_processes(nonce: str = NONCE) -> list[str]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue  # not a process, or gone
-        if NONCE.encode() in cmdline:
+        if nonce.encode() in cmdline:
             found.append(cmdline.decode(errors="replace"))
     return found
 
@@ -85,14 +85,15 @@ def test_what_a_test_left_is_named_killed_and_fails_the_run(
     tmp_path: Path, options: list[str]
 ) -> None:
     """Serial, and under xdist (each worker guards its tests, the controller reports)."""
-    done = pytest_run(tmp_path, LEAKY, *options)
+    nonce = f"guard{len(options)}-3e8b51"  # its own: the other cases may run beside it
+    done = pytest_run(tmp_path, LEAKY.replace(NONCE, nonce), *options)
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "3 passed" in done.stdout
     lines = [line for line in done.stdout.splitlines() if "no test may leave" in line]
-    assert any(f"{NONCE}-child" in line and "test_leaves_a_child" in line for line in lines)
-    assert any(f"{NONCE}-orphan" in line and "test_leaves_an_orphan" in line for line in lines)
-    assert nonce_processes() == []
+    assert any(f"{nonce}-child" in line and "test_leaves_a_child" in line for line in lines)
+    assert any(f"{nonce}-orphan" in line and "test_leaves_an_orphan" in line for line in lines)
+    assert nonce_processes(nonce) == []
 
 
 def test_a_session_fixtures_process_and_orphans_that_end_pass(tmp_path: Path) -> None:

@@ -228,7 +228,8 @@ async def test_ctrl_c_on_wait_says_the_agent_keeps_running_and_how_to_follow_or_
             pass
 
     waiting.send_signal(signal.SIGINT)
-    _, stderr = await asyncio.wait_for(waiting.communicate(), WAIT)
+    # A deadline, not a figure: the suite's other workers may load the machine.
+    _, stderr = await asyncio.wait_for(waiting.communicate(), 4 * WAIT)
 
     assert waiting.returncode == 130
     assert stderr.decode() == (
