@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import multiprocessing
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -64,22 +65,26 @@ def test_counts_start_at_zero_and_persist(tmp_path: Path) -> None:
     assert status_line(read_counts(files)) == ("policy: 1 allowed, 2 denied, 1 forgeries rejected")
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
 def _forge_many(root: str, count: int) -> None:
     for index in range(count):
         record_forgery(WorkspaceFiles(Path(root)), f"attempt {index}", log=lambda _: None)
 
 
 def test_counts_from_several_processes_add_up(tmp_path: Path) -> None:
+    """Three other processes (plain interpreters: multiprocessing's spawn would leave its
+    resource tracker running after the test) record forgeries while this one records
+    allowed calls."""
     files = WorkspaceFiles(tmp_path / "ws")
-    context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_forge_many, args=(str(files.root), 25)) for _ in range(3)]
-    for worker in workers:
-        worker.start()
+    forge = f"from tests.policy.test_audit import _forge_many; _forge_many({str(files.root)!r}, 25)"
+    workers = [subprocess.Popen([sys.executable, "-c", forge], cwd=REPO) for _ in range(3)]
     trail = AuditTrail(lambda _: None, files)
     for _ in range(25):
         trail.record("Bash", {"command": "ls"}, None)
     for worker in workers:
-        worker.join(timeout=60)
+        assert worker.wait(timeout=60) == 0
 
     assert read_counts(files) == PolicyCounts(allowed=25, forgeries=75)
 
