@@ -29,6 +29,16 @@ TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 """Where the tests' browser server is installed (shared, like the demo's environment)."""
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist (``--dist loadgroup``) a file's tests run in one worker, one after
+    another: many files mark their processes with one nonce per file and look for it, and
+    the Docker tests share one engine, image and container names (one group for all)."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        group = "docker" if path.startswith("tests/docker/") else path
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point HOME and HARNESS_HOME at short temp folders (AF_UNIX paths stay short)."""

@@ -107,7 +107,7 @@ def test_a_session_fixtures_process_and_orphans_that_end_pass(tmp_path: Path) ->
 def test_this_run_adopts_orphans_and_keeps_none_alive() -> None:
     """An orphan of this test becomes this pytest's child (not init's), and is reaped.
     Only its own orphan is looked at: the run's session fixtures may have processes."""
-    marked = f"{NONCE}-adopted"
+    marked = "adopt-3e8b51"  # not NONCE: the other tests here look for theirs
     subprocess.run(["sh", "-c", f"(sh -c 'sleep 2; : {marked}' &)"], check=True)
     me = os.getpid()
     deadline = time.monotonic() + 10

@@ -10,14 +10,6 @@ import pytest
 from tests.docker import engine
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The Docker tests share one engine, image and container names: under xdist they run
-    one after another, in one worker."""
-    for item in items:
-        if item.nodeid.startswith("tests/docker/"):
-            item.add_marker(pytest.mark.xdist_group("docker"))
-
-
 @pytest.fixture(scope="session")
 def docker_image() -> Iterator[str]:
     """:data:`engine.TEST_IMAGE`, built from the working tree (the layers cache across runs).
