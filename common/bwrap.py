@@ -15,6 +15,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from common.harness_path import harness_path
+
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """The system folders every sandbox of ours shows read-only, when they exist. ``/etc``
 keeps the time zone, the user database and, for a push, DNS and CA certificates."""
@@ -36,7 +38,7 @@ def find_bwrap() -> Path | None:
 
         return Path(bwrap_path())
     except (ImportError, RuntimeError):
-        found = shutil.which("bwrap")
+        found = shutil.which("bwrap", path=harness_path(os.environ.get("PATH", "")))
         return Path(found) if found else None
 
 

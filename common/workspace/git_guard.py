@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from common.errors import GitError
+from common.workspace import git_jail
 
 #: Settings that make git run a program, and the value that switches each off.
 FIXED_OVERRIDES: tuple[tuple[str, str], ...] = (
@@ -155,7 +156,7 @@ def repository_config(repo: Path) -> list[tuple[str, str]]:
     the git command that follows reports the problem in its own words.
     """
     done = subprocess.run(
-        ["git", "-C", str(repo), "config", "--list", "-z"],
+        [str(git_jail.git_binary()[0]), "-C", str(repo), "config", "--list", "-z"],
         capture_output=True,
         check=False,
         env=safe_environ(),
@@ -196,7 +197,13 @@ def user_identity() -> list[tuple[str, str]]:
     env = safe_environ()
     env.pop("GIT_CONFIG_GLOBAL")
     done = subprocess.run(
-        ["git", "config", "--global", "--get-regexp", r"^user\.(name|email)$"],
+        [
+            str(git_jail.git_binary()[0]),
+            "config",
+            "--global",
+            "--get-regexp",
+            r"^user\.(name|email)$",
+        ],
         capture_output=True,
         text=True,
         check=False,

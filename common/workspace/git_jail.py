@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 
 from common import bwrap
+from common.harness_path import harness_path
 
 KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ")
 """The caller's variables a jailed git keeps besides its own ``GIT_*`` ones."""
@@ -88,8 +89,9 @@ def git_binary() -> tuple[Path, Path | None]:
 
 @cache
 def _binary_on(path: str) -> tuple[Path, Path | None]:
-    """:func:`git_binary` for one ``PATH``: looked up once, not at every git call."""
-    found = shutil.which("git", path=path)
+    """:func:`git_binary` for one ``PATH``: looked up once, not at every git call, and
+    never in a folder a model could have written (:mod:`common.harness_path`)."""
+    found = shutil.which("git", path=harness_path(path))
     binary = Path(found).resolve() if found else Path("/usr/bin/git")
     return binary, _exec_path(binary)
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from common.harness_path import harness_path
 from common.untrusted_text import printable_line
 
 if TYPE_CHECKING:  # pydantic loads after the first paint (see tui.main)
@@ -99,9 +101,10 @@ class Notifier:
         text = self.terminal_text(message)
         if text:
             self._write(text)
-        if self.settings.tmux and self.in_tmux:
+        tmux = shutil.which("tmux", path=harness_path(os.environ.get("PATH", "")))
+        if self.settings.tmux and self.in_tmux and tmux is not None:
             # display-message expands tmux formats: ``#(…)`` would run a command.
-            await self._run(["tmux", "display-message", f"⚑ {tmux_literal(message)}"], {})
+            await self._run([tmux, "display-message", f"⚑ {tmux_literal(message)}"], {})
         if self.settings.command:
             extra = {
                 "HARNESS_AGENT": agent,
