@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets._toast import Toast
 
@@ -98,14 +99,19 @@ async def test_a_toast_made_over_a_dialog_is_shown_by_the_view_below_once_it_clo
         await wait_until(pilot, toast_shown, "the toast on the running view")
 
 
+async def approve_once_announced(app: HarnessApp, pilot: Pilot[None], checkpoint_id: str) -> None:
+    """Wait for the dialog and its announcement, forget the toasts so far, press Y."""
+    await wait_until(pilot, dialog_for(app, checkpoint_id), "the dialog")
+    await wait_until(pilot, lambda: bool(toasts(app)), "its announcement")
+    app.clear_notifications()
+    await pilot.press("y")
+
+
 async def test_a_decision_and_the_agents_next_checkpoint_are_one_toast(workspace: Path) -> None:
     first, second = samples.spec_to_issues(), samples.issue_enrichment()
     app, link = make_app([waiting("agent_1", workspace, first)])
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await wait_until(pilot, dialog_for(app, first.id), "the dialog")
-        await wait_until(pilot, lambda: bool(toasts(app)), "its announcement")
-        app.clear_notifications()
-        await pilot.press("y")
+        await approve_once_announced(app, pilot, first.id)
         await wait_until(pilot, lambda: dialog(app) is None, "the dialog to close")
         link.push(waiting("agent_1", workspace, second))  # the agent moves straight on
         await wait_until(pilot, dialog_for(app, second.id), "the next dialog")
@@ -118,10 +124,7 @@ async def test_a_decision_alone_is_one_toast(workspace: Path) -> None:
     checkpoint = samples.mr_phase_transition()
     app, _ = make_app([waiting("agent_1", workspace, checkpoint)])
     async with app.run_test(size=SMALL, notifications=True) as pilot:
-        await wait_until(pilot, dialog_for(app, checkpoint.id), "the dialog")
-        await wait_until(pilot, lambda: bool(toasts(app)), "its announcement")
-        app.clear_notifications()
-        await pilot.press("y")
+        await approve_once_announced(app, pilot, checkpoint.id)
         await wait_until(pilot, lambda: bool(toasts(app)), "the decision's toast")
         assert toasts(app) == ["agent_1: mr_phase_transition approved"]
         assert not app.running.desk.holds_decision("agent_1"), "nothing more to say"
