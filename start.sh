@@ -60,6 +60,7 @@ done
 if [ "$fresh" = 1 ] && { [ -z "$specs" ] || [ "$demo" = 1 ]; }; then
   echo "error: --fresh needs --specs (it runs those specs again)" >&2; exit 2
 fi
+terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1  # a TUI needs one (both modes)
 if [ "$wait" = 1 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
   echo "error: --wait needs --demo or --specs" >&2; exit 2
 fi
@@ -87,7 +88,6 @@ if [ "$docker" = 1 ]; then
   fi
   args=(); [ "$demo" = 1 ] && args+=(--demo); [ -n "$specs" ] && args+=(--specs "$specs")
   args+=("${passthrough[@]}")
-  terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1
   # Private to the uid in the volume: the daemon's home and git's global config (which
   # includes ~/.gitconfig, so git reads your settings but never writes that file).
   private=/var/lib/coding-harness/$(id -u)
@@ -121,7 +121,6 @@ if [ "$docker" = 1 ]; then
   exit 0
 fi
 
-terminal=0; [ -t 0 ] && [ -t 1 ] && terminal=1
 if [ "$terminal" = 0 ] && [ "$wait" = 0 ] && [ "$demo" = 0 ] && [ -z "$specs" ]; then
   echo "error: the wizard needs a terminal; without one pass --demo or --specs" >&2; exit 2
 fi
