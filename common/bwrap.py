@@ -62,7 +62,7 @@ def probe(bwrap: Path | None) -> str | None:
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_S,
-            env=PROBE_ENVIRONMENT | {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            env=PROBE_ENVIRONMENT | {"PATH": harness_path(os.environ.get("PATH", "/usr/bin:/bin"))},
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"{bwrap} cannot run: {e}"
