@@ -29,10 +29,13 @@ TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 """Where the tests' browser server is installed (shared, like the demo's environment)."""
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under xdist (``--dist loadgroup``) a file's tests run in one worker, one after
     another: many files mark their processes with one nonce per file and look for it, and
-    the Docker tests share one engine, image and container names (one group for all)."""
+    the Docker tests share one engine, image and container names (one group for all).
+    First among the hooks: xdist's own reads the marks to suffix the node ids, and a mark
+    added after it is silently ignored."""
     for item in items:
         path = item.nodeid.split("::", 1)[0]
         group = "docker" if path.startswith("tests/docker/") else path

@@ -26,6 +26,7 @@ from tests.tui.test_small_terminal import SMALL, cells_showing, shown, uncovered
 from tui.app import HarnessApp
 from tui.modals.confirm import ConfirmScreen
 from tui.modals.review.base import ReviewScreen
+from tui.screens import desk
 from tui.services import announcements
 from tui.services.announcements import Raised
 from tui.widgets.news_line import NewsLine
@@ -107,7 +108,12 @@ async def approve_once_announced(app: HarnessApp, pilot: Pilot[None], checkpoint
     await pilot.press("y")
 
 
-async def test_a_decision_and_the_agents_next_checkpoint_are_one_toast(workspace: Path) -> None:
+async def test_a_decision_and_the_agents_next_checkpoint_are_one_toast(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The merge window is about an agent that moves straight on; a loaded test machine
+    # may take longer than it between the dialog closing and the pushed checkpoint.
+    monkeypatch.setattr(desk, "DECISION_MERGE_S", 60.0)
     first, second = samples.spec_to_issues(), samples.issue_enrichment()
     app, link = make_app([waiting("agent_1", workspace, first)])
     async with app.run_test(size=SMALL, notifications=True) as pilot:
