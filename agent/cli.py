@@ -9,7 +9,7 @@ that started it through a pipe (``--secrets-fd N``); started by hand with them i
 its environment, it execs itself again without the secrets (see
 :mod:`common.secrets`), so the model cannot read them in ``/proc/PID/environ``.
 The Claude CLI gets no key either: it talks to a local proxy that adds it
-(:mod:`agent.core.model_proxy`).
+(:mod:`agent.core.endpoint.model_proxy`).
 """
 
 from __future__ import annotations
@@ -25,25 +25,31 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.core import network_access, phases, spans
 from agent.core.browser.launch import browser_servers, prepare_browser
-from agent.core.endpoint_meter import EndpointMeter
-from agent.core.entrances import own_entrances
-from agent.core.hooks import PolicySetup
+from agent.core.endpoint.endpoint_meter import EndpointMeter
+from agent.core.endpoint.model_probe import probe_endpoint
+from agent.core.endpoint.model_proxy import DUMMY_KEY, ModelProxy, Upstream
 from agent.core.log import AgentLog
-from agent.core.mcp_servers import agent_servers
-from agent.core.model_probe import probe_endpoint
-from agent.core.model_proxy import DUMMY_KEY, ModelProxy, Upstream
-from agent.core.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
 from agent.core.policy import PolicyContext, audit
-from agent.core.research import RESEARCH_VARIABLES, ResearchConfig
+from agent.core.run import network_access, phases
+from agent.core.run.orchestrator import ModelCheck, Outcome, Run, SpecRefusal
+from agent.core.run.webhook import Webhook, agent_webhook, announcing_end
 from agent.core.runner import run_to_end
-from agent.core.sandboxing import SessionLaunch, check_sandbox, disk_baseline, session_launch
-from agent.core.secrecy import Secrecy
-from agent.core.session import SessionConfig
-from agent.core.session_limits import SessionLimits
-from agent.core.trace import trace_path, tracing
-from agent.core.webhook import Webhook, agent_webhook, announcing_end
+from agent.core.session.entrances import own_entrances
+from agent.core.session.hooks import PolicySetup
+from agent.core.session.mcp_servers import agent_servers
+from agent.core.session.research import RESEARCH_VARIABLES, ResearchConfig
+from agent.core.session.sandboxing import (
+    SessionLaunch,
+    check_sandbox,
+    disk_baseline,
+    session_launch,
+)
+from agent.core.session.session import SessionConfig
+from agent.core.session.session_limits import SessionLimits
+from agent.core.trace import spans
+from agent.core.trace.trace import trace_path, tracing
+from agent.core.words.secrecy import Secrecy
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK, IGNORES_FEEDBACK, ONLY_THE_DEMO, load_playbook
 from agent.sandbox import layout as sandbox_layout
@@ -238,12 +244,12 @@ async def run_agent(
     ``secrets`` hold the GitLab token (for the tracker alone) and the Claude
     credentials (for the model proxy alone). With ``resume`` (``harness resume``), a
     failed run gets a fresh chance in the phase it failed in (see
-    :func:`agent.core.phases.resume_after_failure`). ``decision_key`` is the key read
+    :func:`agent.core.run.phases.resume_after_failure`). ``decision_key`` is the key read
     at start (default: read now from ``HARNESS_HOME``); ``places`` the sandbox's deny
     list, taken at start too (default: from the environment now); ``web_link_file``
     where ``harness web`` records its link, named at start too (``None``: no link);
     ``telemetry`` the ``OTEL_*`` settings of whoever started the agent (spans are exported
-    when they name an endpoint; :mod:`agent.core.spans`).
+    when they name an endpoint; :mod:`agent.core.trace.spans`).
     """
     secrets = secrets or {}
     key = decision_key if decision_key is not None else decision_mac.load_key()

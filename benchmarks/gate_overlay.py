@@ -6,7 +6,7 @@ On the demo project (its ``.venv`` linked into the environment cache) and on a c
 the harness's own checkout (about 700 tracked files), a gate runs first in the sandbox
 bound writable (as before issue 26), then in an overlay (:mod:`agent.sandbox.overlay`),
 each with the after-gate work (the fingerprint compared, the upper folder listed and
-removed: :meth:`agent.core.gate_runs.GateRunner.guarded`). The command is ``true`` (the
+removed: :meth:`agent.core.gates.gate_runs.GateRunner.guarded`). The command is ``true`` (the
 layout's own cost) and the demo's test command. Medians of ``ROUNDS`` (default 9).
 The figures are recorded in docs/security.md.
 """
@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent.control.demo import prepare_demo
-from agent.core import gate_writes, gates
-from agent.core.gate_runs import GateRunner
+from agent.core.gates import gate_writes, gates
+from agent.core.gates.gate_runs import GateRunner
 from agent.core.log import AgentLog
 from agent.sandbox import overlay
 from agent.sandbox.binary import find_bwrap

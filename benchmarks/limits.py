@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.core.sandboxing import LIMITS_VARIABLE
+from agent.core.session.sandboxing import LIMITS_VARIABLE
 from agent.demo_env import CACHE_VARIABLE, env_cache
 from agent.sandbox import cgroups
 from agent.sandbox.limits import Entry, bare_argv, launcher_python

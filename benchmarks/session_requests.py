@@ -26,11 +26,12 @@ from pathlib import Path
 
 from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from agent.core.runner import run_to_end
-from agent.core.session import SessionConfig, SessionResult, run_session
-from agent.core.tools import SessionReports
-from agent.core.toolset import ToolSurface
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig, run_session
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import ToolSurface
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RECORD_ENV, read_records

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from agent.core.webhook import Webhook
+from agent.core.run.webhook import Webhook
 from common.schemas.checkpoint import CheckpointType, MrPhaseTransitionCheckpoint
 from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import mr_transition

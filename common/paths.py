@@ -119,4 +119,4 @@ class WorkspaceFiles:
         self.logs = root / "logs"
         self.security = root / ".security_counts.json"
         self.trace = root / "trace.jsonl"
-        """What the agent did, one event a line (:mod:`agent.core.trace` writes it)."""
+        """What the agent did, one event a line (:mod:`agent.core.trace.trace` writes it)."""

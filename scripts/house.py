@@ -45,7 +45,7 @@ def long_functions(paths: dict[str, Path]) -> list[tuple[str, int]]:
 
 
 def room_of(module: str) -> str:
-    """``agent.core.gates.runs`` → ``gates``; a module in the core's root is its own room."""
+    """``agent.core.gates.gates.runs`` → ``gates``; a module in the core's root is its own room."""
     rest = module.removeprefix(f"{CORE}.")
     return rest.split(".")[0]
 

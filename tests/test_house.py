@@ -31,8 +31,8 @@ def test_a_floor_is_one_above_the_highest_floor_imported() -> None:
 def test_a_room_is_the_cores_first_folder_below_it() -> None:
     rooms = house().room_graph(
         {
-            "agent.core.run.orchestrator": {"agent.core.gates.runs", "agent.core.run.ledger"},
-            "agent.core.gates.runs": {"agent.core.log", "common.io"},
+            "agent.core.run.orchestrator": {"agent.core.gates.gates.runs", "agent.core.run.ledger"},
+            "agent.core.gates.gates.runs": {"agent.core.log", "common.io"},
             "agent.core.log": set(),
             "agent.cli": {"agent.core.run.orchestrator"},
         }

@@ -17,7 +17,9 @@ The layers, from the bottom:
    proxy; it knows nothing of sessions or phases (what it is told to log, and how a
    command is wrapped, it is handed).
 5. The agent's run (``agent.core``), which puts its sessions and gates in the sandbox
-   (``agent.core.sandboxing``, ``agent.core.entrances``).
+   (``agent.core.session.sandboxing``, ``agent.core.session.entrances``). Inside it, rooms
+   of one job on floors of their own (:data:`CORE_ROOMS`): a room imports its own modules
+   and the floors below it, never a room beside or above it.
 6. What runs the core: the agent process (``agent.cli``) and the eval suite.
 7. The ``harness`` CLI (``agent.control``).
 8. The TUI, which uses the CLI's decision and spec paths (one path for both).
@@ -184,8 +186,90 @@ def test_modules_kept_apart_never_import_each_other(
     assert offenders == [], why
 
 
-def test_no_two_modules_import_each_other() -> None:
-    graph = edges(at_import_time_only=True)
+CORE_ROOMS: tuple[tuple[str, ...], ...] = (
+    ("log", "faultpoints"),
+    ("trace", "outbound", "git", "words"),
+    ("endpoint", "gates", "policy"),
+    ("browser",),
+    ("session",),
+    ("run",),
+    ("issue",),
+    ("stages",),
+    ("runner",),
+)
+"""The rooms of ``agent.core`` from the bottom (a folder, or a module of the core's root):
+a room imports its own modules and the rooms on floors below it, never a room beside it."""
+
+
+def core_room(module: str) -> str | None:
+    """``agent.core.gates.gate_runs`` → ``gates``; ``None`` outside the core's rooms."""
+    if not module.startswith("agent.core."):
+        return None
+    return module.removeprefix("agent.core.").split(".")[0]
+
+
+def core_floor(room: str) -> int:
+    for number, rooms in enumerate(CORE_ROOMS):
+        if room in rooms:
+            return number
+    raise AssertionError(f"agent.core.{room} is in no room: add it to CORE_ROOMS")
+
+
+def core_crossings(module: str, imports: list[Import]) -> list[str]:
+    """The imports of the core's ``module`` that reach a room beside or above its own."""
+    mine = core_room(module)
+    if mine is None:
+        return []
+    found: list[str] = []
+    for item in imports:
+        theirs = core_room(item.target)
+        if theirs is None or theirs == mine:
+            continue
+        if core_floor(theirs) >= core_floor(mine):
+            found.append(
+                f"{module}:{item.line} imports {item.target} "
+                f"({theirs} on floor {core_floor(theirs)}, {mine} on {core_floor(mine)})"
+            )
+    return found
+
+
+def test_every_room_of_the_core_imports_only_the_floors_below_it() -> None:
+    offenders = [
+        line
+        for module, imports in all_imports().items()
+        for line in core_crossings(module, imports)
+    ]
+    assert offenders == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        (
+            "agent.core.gates.synthetic",
+            "def later() -> None:\n    from agent.core.run.orchestrator import Run\n",
+            "agent.core.gates.synthetic:2 imports agent.core.run.orchestrator "
+            "(run on floor 5, gates on 2)",
+        ),
+        (
+            "agent.core.endpoint.synthetic",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from agent.core.policy import judge\n",
+            "agent.core.endpoint.synthetic:3 imports agent.core.policy.judge "
+            "(policy on floor 2, endpoint on 2)",
+        ),
+    ],
+    ids=["inside a function, above", "type-only, beside"],
+)
+def test_a_hidden_import_still_crosses_the_cores_floors(
+    module: str, source: str, expected: str
+) -> None:
+    imports = list(imports_in(source, module, is_package=False, known=set(our_modules())))
+    assert core_crossings(module, imports) == [expected]
+
+
+def cycles_in(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each import cycle of ``graph``, as the path that closes it."""
     cycles: list[list[str]] = []
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -204,7 +288,25 @@ def test_no_two_modules_import_each_other() -> None:
     for node in sorted(graph):
         if node not in state:
             visit(node)
-    assert cycles == []
+    return cycles
+
+
+def test_no_two_modules_import_each_other_even_for_types_or_later() -> None:
+    assert cycles_in(edges()) == []
+
+
+def test_a_cycle_closed_by_a_type_only_import_is_a_cycle() -> None:
+    known = {"agent.core.run.one", "agent.core.run.two"}
+    one = "from agent.core.run.two import Two\n"
+    two = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from agent.core.run.one import One\n"
+    )
+    graph = {
+        name: {item.target for item in imports_in(text, name, is_package=False, known=known)}
+        for name, text in (("agent.core.run.one", one), ("agent.core.run.two", two))
+    }
+    assert cycles_in(graph) == [["agent.core.run.one", "agent.core.run.two", "agent.core.run.one"]]
 
 
 def test_importing_the_tui_and_the_daemon_loads_no_agent_core_module() -> None:

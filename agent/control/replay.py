@@ -26,15 +26,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent.control.trace_compare import SessionRecord, differences, session_record
-from agent.core import prompts
-from agent.core.hooks import PolicySetup
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
 from agent.core.log import AgentLog
-from agent.core.model_proxy import ModelProxy, Upstream
 from agent.core.policy.context import PolicyContext
-from agent.core.session import SessionConfig, run_session
-from agent.core.tools import SessionReports
-from agent.core.toolset import RESEARCH_TOOLS, SURFACES, ToolSurface, with_research
-from agent.core.trace import read_trace, tracing
+from agent.core.session import prompts
+from agent.core.session.hooks import PolicySetup
+from agent.core.session.session import SessionConfig, run_session
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import RESEARCH_TOOLS, SURFACES, ToolSurface, with_research
+from agent.core.trace.trace import read_trace, tracing
 from agent.model.server import PlaybookServer
 from agent.model.trace_playbook import TraceAnswers, rewrite
 from agent.sandbox.launcher import session_sandbox

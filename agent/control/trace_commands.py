@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from agent.control import trace_view
-from agent.core.trace import TRACE_FILE, read_trace
+from agent.core.trace.trace import TRACE_FILE, read_trace
 from agent.daemon.client import DaemonClient
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles

@@ -1,15 +1,16 @@
 """Driving the phase machine: one handler per phase until DONE, FAILED or a pause.
 
-Apart from :mod:`agent.core.orchestrator` (what a handler works with) so that the
+Apart from :mod:`agent.core.run.orchestrator` (what a handler works with) so that the
 orchestrator and the stages do not import each other.
 """
 
 from __future__ import annotations
 
-from agent.core import phases, spans
-from agent.core.desk import StopRun
-from agent.core.orchestrator import Outcome, Run
+from agent.core.run import phases
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Outcome, Run
 from agent.core.stages import HANDLERS
+from agent.core.trace import spans
 from common.errors import HarnessError, ProjectBrokenError
 from common.schemas.agent_state import Phase
 
@@ -19,7 +20,7 @@ async def run_to_end(run: Run) -> tuple[Outcome, str]:
 
     The decisions the tracker does not have yet (a write that failed, a kill before
     it) are written at the start, at every decision, and at the end
-    (:mod:`agent.core.decision_record`).
+    (:mod:`agent.core.run.decision_record`).
     """
     await _record_decisions(run)
     outcome = await _phases(run)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.core.trace import read_trace, trace_path
+from agent.core.trace.trace import read_trace, trace_path
 from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.eval_report import CaseFigures

@@ -7,7 +7,7 @@ the host's ``127.0.0.1``. The socket lives in the sandbox's private folder
 
 It copies bytes and reads none of them: the model's own commands reach this socket
 as well as the CLI does, so the gate is the HTTP-aware proxy it always leads to
-(:mod:`agent.core.model_proxy`, in front of the embedded model too): only the
+(:mod:`agent.core.endpoint.model_proxy`, in front of the embedded model too): only the
 Messages API, only while a session runs, every answer charged to that session.
 """
 

@@ -153,7 +153,7 @@ class SessionSandbox:
 
         Why: with several sessions at once, what each one's commands send must be
         charged to that session alone. The proxy serves the socket for one window
-        (:meth:`agent.core.model_proxy.ModelProxy.entrance`); bound into this one
+        (:meth:`agent.core.endpoint.model_proxy.ModelProxy.entrance`); bound into this one
         sandbox, whose network namespace is its own, it is the only endpoint the
         session reaches, and no other session reaches it. ``work_tree``: the session's,
         a slot's worktree in place of the project (:meth:`in_work_tree`).

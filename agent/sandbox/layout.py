@@ -11,7 +11,7 @@ project_verification and possibly the model's after the first session. So:
   project_verification;
 - every sandbox is built from the record, checked again (:func:`recheck`);
 - after each session, :func:`diff` compares the record with a fresh :func:`resolve`:
-  a difference stops the run at a checkpoint (:mod:`agent.core.integrity`).
+  a difference stops the run at a checkpoint (:mod:`agent.core.run.integrity`).
 
 Why text and not ``python -I -c 'import sys; print(sys.path)'``: that would run the
 code of the venv's ``.pth`` ``import`` lines and ``sitecustomize`` with the

@@ -6,7 +6,7 @@ value in it is escaped on one line (:func:`common.untrusted_text.printable_line`
 markers that make each record once), a tag, or a line of its own (GitLab quick actions
 are neutralised later, for every text sent: :mod:`.gitlab.inert_text`). The file names a
 choice holds are the model's: they come quoted, as inert code spans
-(:func:`agent.core.decision_record.choice_words`), and stay so (:func:`common.
+(:func:`agent.core.run.decision_record.choice_words`), and stay so (:func:`common.
 inert_markdown.line`). A marker counts only where the harness writes it, at the end of a
 line of the decisions section, so a forged one inside a value or elsewhere in the
 description cannot stand for a decision never written.

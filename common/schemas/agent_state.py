@@ -45,7 +45,7 @@ class PendingEnrichment(StrictModel):
     labels: list[str] = Field(default_factory=list)
     """The labels the enrichment adds when applied (``enriched``, complexity, estimate)."""
     dropped: list[str] = Field(default_factory=list)
-    """What the harness found dropped or altered (:mod:`agent.core.scope_change`)."""
+    """What the harness found dropped or altered (:mod:`agent.core.words.scope_change`)."""
 
 
 class AgentState(StrictModel):
@@ -136,7 +136,7 @@ class AgentState(StrictModel):
     """Checkpoints rejected with "stop here": a restart asks again instead of stopping again."""
     decisions_on_tracker: list[str] = Field(default_factory=list)
     """Checkpoint ids whose decision is written on the tracker (the others in the log are
-    written at the next decision: :mod:`agent.core.decision_record`)."""
+    written at the next decision: :mod:`agent.core.run.decision_record`)."""
     failure: str | None = None
     broken: bool = False
     """The run failed because the project's own tests cannot run (exit state "broken")."""

@@ -17,7 +17,7 @@ class SpecCoverage(StrictModel):
     """The spec's sections and issues left undone, computed before the merge request."""
 
     sections: list[str] = Field(default_factory=list)
-    """Every section of the spec, in order (:mod:`agent.core.spec_sections`)."""
+    """Every section of the spec, in order (:mod:`agent.core.words.spec_sections`)."""
     uncovered: list[str] = Field(default_factory=list)
     """Sections no closed issue covers."""
     set_aside: list[int] = Field(default_factory=list)

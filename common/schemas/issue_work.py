@@ -61,7 +61,7 @@ class IssueWork(StrictModel):
     a resumed agent never commits a change the user had before the session."""
     pre_session_started_ns: int | None = None
     """When the running session started (``time.time_ns``): an ignored file whose inode
-    changed since then was written by the session (:mod:`agent.core.hidden_writes`)."""
+    changed since then was written by the session (:mod:`agent.core.git.hidden_writes`)."""
     done_summary: str | None = None
     """The model's words when the gates accepted the issue (shown at issue_closure)."""
     regression: list[str] = Field(default_factory=list)

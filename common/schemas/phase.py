@@ -16,7 +16,7 @@ class Stage(StrEnum):
 
 
 class Phase(StrEnum):
-    """Every step of a run. The legal moves between them live in ``agent.core.phases``."""
+    """Every step of a run. The legal moves between them live in ``agent.core.run.phases``."""
 
     PROJECT_VERIFICATION = "project_verification"
     """Check the repository, branch, tracker and test command; then ask the human."""

@@ -1,6 +1,6 @@
 """Quality checks beyond the test suite: which ones run, as the spec or the repository says.
 
-The harness detects a preset per ecosystem (``agent.core.presets``); these settings
+The harness detects a preset per ecosystem (``agent.core.gates.presets``); these settings
 change it. They come from the spec (``quality``) or from the target repository's
 ``.harness.json`` (``{"quality": {...}}``); the spec wins.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.core.slot_plan import checkpoint_id
+from agent.core.run.slot_plan import checkpoint_id
 from common.schemas.checkpoint import CheckpointType, RegressionApprovalCheckpoint
 from common.workspace.checkpoint_issue import issue_in_id, issue_of
 from tests.tui import samples

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.gates import run_tests
+from agent.core.gates.gates import run_tests
 from agent.sandbox import layout
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox

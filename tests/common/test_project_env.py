@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.gates import run_tests
+from agent.core.gates.gates import run_tests
 from common.project_env import detect, project_venv, without_harness
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.trace import TRACE_FILE
+from agent.core.trace.trace import TRACE_FILE
 from common.schemas.trace import ToolCall
 
 REPO = Path(__file__).resolve().parents[2]

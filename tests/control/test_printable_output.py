@@ -10,7 +10,7 @@ import pytest
 
 from agent.control.main import main
 from agent.control.printable_output import PrintableStream, printable_output
-from agent.core.trace import TRACE_FILE
+from agent.core.trace.trace import TRACE_FILE
 from common.schemas.trace import CommitMade, ToolCall
 
 PAYLOAD = "\x1b]0;pwned\x07\x1b[2J\x1b[32m[harness] APPROVED\x1b[0m\u202e"

@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Run
-from agent.core.session import SessionConfig
+from agent.core.run.orchestrator import Run
+from agent.core.session.session import SessionConfig
 from agent.tracker.file import FileTracker
 from common.paths import WorkspaceFiles
 from common.project_env import ProjectEnv

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import agit
+from agent.core.git import agit
 from common.workspace import git
 from tests.core.runs import sh_git
 

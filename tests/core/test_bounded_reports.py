@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.core import tools
-from agent.core.tools import SessionReports, text_size
-from agent.core.toolset import surface_for
+from agent.core.session import tools
+from agent.core.session.tools import SessionReports, text_size
+from agent.core.session.toolset import surface_for
 from common.schemas.issues import ISSUES_PER_PROPOSAL, ITEM_CHARS, SUMMARY_CHARS
 
 HUGE = "A" * 140_000

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.closure_changes import last_rejected_closure, since_rejection
+from agent.core.git.closure_changes import last_rejected_closure, since_rejection
 from common.schemas.checkpoint import (
     ChangesSinceRejection,
     Checkpoint,

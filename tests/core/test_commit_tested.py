@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits, unapplied
+from agent.core.git import commits, unapplied
 from common.errors import GitError
 from common.workspace import git
 

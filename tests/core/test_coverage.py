@@ -7,7 +7,7 @@ from typing import Literal
 
 import pytest
 
-from agent.core import coverage
+from agent.core.gates import coverage
 from agent.core.stages.aside import SET_ASIDE_LABEL
 from common.schemas.agent_state import AgentState
 from common.schemas.coverage import SpecCoverage, gaps_line

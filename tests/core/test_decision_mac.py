@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.orchestrator import Run
 from agent.core.policy.audit import read_counts
+from agent.core.run.orchestrator import Run
 from common import decision_mac
 from common.paths import WorkspaceFiles
 from common.schemas.auto_accept import AutoAcceptRules, parse_rules

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.decision_record import DecisionRecorder, choice_words, record_of
+from agent.core.run.decision_record import DecisionRecorder, choice_words, record_of
 from agent.core.stages.coding import notes_for_model
 from agent.tracker.decision_text import (
     MILESTONE_HEADING,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import surface_for
 from agent.core.stages.initializer import approved_drafts
-from agent.core.tools import SessionReports
-from agent.core.toolset import surface_for
 from common import decision_mac
 from common.errors import CheckpointError
 from common.schemas.checkpoint import (

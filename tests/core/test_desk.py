@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.workspace import answer, checkpoints
 from tests.core.checkpoint_samples import selection

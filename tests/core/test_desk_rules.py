@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from common.schemas.auto_accept import parse_rules
 from common.schemas.checkpoint import Checkpoint, ProjectVerificationCheckpoint
 from common.schemas.mcp_server import McpServer

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from agent.cli import metered_probe
-from agent.core.endpoint_meter import EndpointMeter
-from agent.core.endpoint_usage import Usage
+from agent.core.endpoint.endpoint_meter import EndpointMeter
+from agent.core.endpoint.endpoint_usage import Usage
+from agent.core.endpoint.model_probe import probe_endpoint
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
+from agent.core.endpoint.pricing import cost_usd
 from agent.core.log import AgentLog
-from agent.core.model_probe import probe_endpoint
-from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.pricing import cost_usd
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.bridge import UnixBridge

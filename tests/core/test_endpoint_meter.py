@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import orchestrator
-from agent.core.endpoint_meter import MAX_UNCLAIMED, EndpointMeter, EndpointSpend
-from agent.core.endpoint_usage import Usage
-from agent.core.ledger import Ledger
+from agent.core.endpoint.endpoint_meter import MAX_UNCLAIMED, EndpointMeter, EndpointSpend
+from agent.core.endpoint.endpoint_usage import Usage
 from agent.core.log import AgentLog
 from agent.core.policy.audit import read_counts, record_endpoint_refusal, status_line
-from agent.core.run_state import StateStore
-from agent.core.session import SessionConfig, SessionResult, with_endpoint
+from agent.core.run import orchestrator
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig, with_endpoint
 from common.errors import ModelEndpointError
 from common.paths import WorkspaceFiles
 from common.project_env import ProjectEnv

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.core.endpoint_rules import closed, error_answer, refusal, shown, too_large
+from agent.core.endpoint.endpoint_rules import closed, error_answer, refusal, shown, too_large
 
 
 @pytest.mark.parametrize(

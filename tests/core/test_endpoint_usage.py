@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from agent.core.endpoint_usage import Usage, read_usage, requested_model
-from agent.core.pricing import DEAREST, cost_usd, price_of
+from agent.core.endpoint.endpoint_usage import Usage, read_usage, requested_model
+from agent.core.endpoint.pricing import DEAREST, cost_usd, price_of
 from agent.model import wire
 from agent.model.playbook import Reply, TextBlock
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
-from agent.core.endpoint_usage import Usage, read_usage
+from agent.core.endpoint.endpoint_meter import EndpointMeter, EndpointSpend
+from agent.core.endpoint.endpoint_usage import Usage, read_usage
+from agent.core.endpoint.model_proxy import ENTRANCE_MAX_OPEN, ModelProxy, Upstream
+from agent.core.endpoint.pricing import cost_usd
 from agent.core.log import AgentLog
-from agent.core.model_proxy import ENTRANCE_MAX_OPEN, ModelProxy, Upstream
-from agent.core.pricing import cost_usd
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 

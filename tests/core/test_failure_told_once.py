@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent import cli
-from agent.core.desk import StopRun
-from agent.core.orchestrator import Run
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
 from agent.core.runner import run_to_end
 from agent.core.stages import HANDLERS
 from common.atomic import read_model_or_none

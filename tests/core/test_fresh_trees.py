@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.fresh_trees import Harmless, is_fresh, unexplained
+from agent.core.gates.fresh_trees import Harmless, is_fresh, unexplained
 from tests.core.runs import sh_git
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from agent.core import hidden_writes, slot_links
-from agent.core.gate_runs import GateRunner
+from agent.core.gates.gate_runs import GateRunner
+from agent.core.git import hidden_writes
+from agent.core.issue import slot_links
 from agent.core.log import AgentLog
 from common.project_env import ProjectEnv, detect, pinned
 from tests.core.runs import sh_git

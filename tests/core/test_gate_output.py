@@ -6,8 +6,8 @@ import asyncio
 import resource
 from pathlib import Path
 
-from agent.core import gate_output, gates
-from agent.core.gate_output import BoundedOutput, short_line
+from agent.core.gates import gate_output, gates
+from agent.core.gates.gate_output import BoundedOutput, short_line
 
 
 def test_short_output_is_kept_whole() -> None:

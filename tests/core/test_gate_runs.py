@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.fresh_trees import Harmless
-from agent.core.gate_runs import GateRunner
+from agent.core.gates.fresh_trees import Harmless
+from agent.core.gates.gate_runs import GateRunner
 from agent.core.log import AgentLog
 from common.project_env import ProjectEnv
 from common.schemas.gates import TestRun

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import gate_tree, gate_writes
+from agent.core.gates import gate_tree, gate_writes
 from agent.sandbox.overlay import Listing, UpperEntry
 from common.workspace import git
 from tests.core.runs import sh_git

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.gates import (
+from agent.core.gates.gates import (
     Baseline,
     blocking_failures,
     classify_baseline,

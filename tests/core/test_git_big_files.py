@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from agent.core import commits
+from agent.core.git import commits
 from common.workspace import git
 from tests.core.runs import sh_git
 

@@ -1,7 +1,7 @@
 """The work tree's fingerprint names its content, even right after a commit.
 
 The gates reuse a test run whose fingerprint is the work tree's now
-(:mod:`agent.core.gate_runs`): a fingerprint that names older content reuses a run
+(:mod:`agent.core.gates.gate_runs`): a fingerprint that names older content reuses a run
 on code that is no longer there.
 """
 

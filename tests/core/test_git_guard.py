@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
+from agent.core.git import commits
 from common.errors import GitError
 from common.workspace import git, git_guard
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
+from agent.core.git import commits
 from common.workspace import git, git_jail
 
 PROGRAM_KEYS = (

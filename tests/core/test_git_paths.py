@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
+from agent.core.git import commits
 from common.workspace import git, pathnames
 
 HOSTILE = [

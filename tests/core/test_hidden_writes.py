@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits, gates, hidden_writes
+from agent.core.gates import gates
+from agent.core.git import commits, hidden_writes
 from agent.core.stages import gated
 from agent.sandbox.binary import find_bwrap, probe
 from tests.core.runs import make_run, sh_git

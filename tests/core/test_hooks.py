@@ -9,7 +9,7 @@ import pytest
 from claude_agent_sdk import HookContext
 from claude_agent_sdk.types import HookInput, HookJSONOutput
 
-from agent.core.hooks import FileTracker, ToolPolicy, allow, build_hooks, deny, fail_closed
+from agent.core.session.hooks import FileTracker, ToolPolicy, allow, build_hooks, deny, fail_closed
 
 CONTEXT = cast(HookContext, {"signal": None})
 

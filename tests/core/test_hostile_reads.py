@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import closure_changes, hidden_writes, integrity
+from agent.core.git import closure_changes, hidden_writes
+from agent.core.run import integrity
 from agent.sandbox import layout
 from common import host_python
 from common.errors import GitError

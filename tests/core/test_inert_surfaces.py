@@ -8,12 +8,12 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.core.decision_record import choice_words
-from agent.core.seat import Seat
+from agent.core.issue.seat import Seat
+from agent.core.run.decision_record import choice_words
+from agent.core.session.tools import Handoff
 from agent.core.stages.aside import set_aside
 from agent.core.stages.coding import _handoff_note
 from agent.core.stages.merge_request import _describe
-from agent.core.tools import Handoff
 from agent.tracker.decision_text import (
     MILESTONE_HEADING,
     has_milestone_line,

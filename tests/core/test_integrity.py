@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import integrity
-from agent.core.desk import StopRun
-from agent.core.orchestrator import Run
+from agent.core.run import integrity
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.workspace import answer, checkpoints
 from tests.core.runs import logged, make_run, sh_git

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core.seat import Seat
+from agent.core.issue.seat import Seat
 from agent.core.stages import coding
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (

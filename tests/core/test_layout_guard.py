@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import integrity
-from agent.core.desk import StopRun
-from agent.core.orchestrator import Run
+from agent.core.run import integrity
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
 from agent.sandbox import layout
 from agent.sandbox.layout import LayoutKeeper
 from agent.sandbox.protected import ProtectedPlaces

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
-from agent.core.run_state import StateStore
-from agent.core.session import SessionResult
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.session.result import SessionResult
 from common.atomic import read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState

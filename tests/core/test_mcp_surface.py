@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.hooks import ToolPolicy
-from agent.core.mcp_servers import failed_servers, sdk_config
-from agent.core.network_access import allowed_hosts, hosts_by_kind, unseen_paths
-from agent.core.toolset import check_offered, surface_for, unexpected_tools, with_servers
-from agent.core.trace_session import kind_of
+from agent.core.run.network_access import allowed_hosts, hosts_by_kind, unseen_paths
+from agent.core.session.hooks import ToolPolicy
+from agent.core.session.mcp_servers import failed_servers, sdk_config
+from agent.core.session.toolset import check_offered, surface_for, unexpected_tools, with_servers
+from agent.core.session.trace_session import kind_of
 from common.errors import SessionError
 from common.schemas.agent_state import AgentState
 from common.schemas.mcp_server import McpServer

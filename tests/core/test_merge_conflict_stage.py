@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from agent.core import faultpoints
-from agent.core.desk import StopRun
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Run
-from agent.core.session import SessionConfig, SessionResult
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
 from agent.core.stages import parallel
 from common.atomic import read_model
 from common.project_env import ProjectEnv

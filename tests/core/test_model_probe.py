@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from agent.core import orchestrator, session_retries
+from agent.core.endpoint.model_probe import ProbeAnswer, judge, probe_endpoint
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
 from agent.core.log import AgentLog
-from agent.core.model_probe import ProbeAnswer, judge, probe_endpoint
-from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.session import SessionConfig, SessionResult
+from agent.core.run import orchestrator, session_retries
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
 from common.errors import ModelEndpointError, SessionError
 from common.paths import WorkspaceFiles
 from common.project_env import ProjectEnv

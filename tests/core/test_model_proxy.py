@@ -10,8 +10,7 @@ import time
 import httpx2
 import pytest
 
-from agent.core.log import AgentLog
-from agent.core.model_proxy import (
+from agent.core.endpoint.model_proxy import (
     DUMMY_KEY,
     OAUTH_BETA,
     PROXY_ERROR_HEADER,
@@ -19,6 +18,7 @@ from agent.core.model_proxy import (
     Upstream,
     upstream_headers,
 )
+from agent.core.log import AgentLog
 from common.credentials import API_KEY, AUTH_TOKEN, BASE_URL, OAUTH_TOKEN
 
 from .model_upstream import Upstream as FakeEndpoint

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import model_words
+from agent.core.session.tools import Handoff
 from agent.core.stages.coding import _handoff_note
 from agent.core.stages.merge_request import _describe
-from agent.core.tools import Handoff
+from agent.core.words import model_words
 from tests.core.runs import make_run, sh_git
 
 FORGED = (

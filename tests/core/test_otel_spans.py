@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import session_environment
-from agent.core import spans
+from agent.core.trace import spans
 from common.schemas.base import utc_now
 from common.schemas.spend import Spend
 from common.schemas.trace import (
@@ -199,11 +199,11 @@ def test_traces_are_wanted_only_with_an_endpoint(settings: dict[str, str], wante
 
 def test_without_an_endpoint_the_sdk_is_never_imported() -> None:
     code = (
-        "import sys; from agent.cli import main; from agent.core import spans\n"
+        "import sys; from agent.cli import main; from agent.core.trace import spans\n"
         "with spans.exporting({'OTEL_SERVICE_NAME': 'x'}, 'a', print):\n"
         "    spans.event(None); spans.run_ended('done', None)\n"
         "loaded = [m for m in sys.modules if m.startswith(('opentelemetry.sdk', "
-        "'opentelemetry.exporter', 'opentelemetry.proto', 'agent.core.otel_spans'))]\n"
+        "'opentelemetry.exporter', 'opentelemetry.proto', 'agent.core.trace.otel_spans'))]\n"
         "sys.exit(str(loaded) if loaded else 0)"
     )
     done = subprocess.run(
@@ -272,7 +272,7 @@ def test_a_failing_sink_is_dropped_with_one_line_and_the_run_goes_on(
 def test_a_collector_that_never_answers_costs_the_agents_end_the_bound_then_one_line() -> None:
     """The SDK's flush ignores its timeout and retries for up to 10 s; the agent's end
     waits ``FLUSH_TIMEOUT_S`` for it, then says the last spans are dropped."""
-    from agent.core.otel_spans import FLUSH_TIMEOUT_S
+    from agent.core.trace.otel_spans import FLUSH_TIMEOUT_S
 
     with socket.socket() as closed:  # a port nothing listens on: every export is refused
         closed.bind(("127.0.0.1", 0))

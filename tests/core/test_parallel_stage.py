@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.log import AgentLog
-from agent.core.orchestrator import Run
-from agent.core.session import SessionConfig, SessionResult
+from agent.core.run.orchestrator import Run
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
+from agent.core.session.tools import DoneReport, SessionReports
 from agent.core.stages import parallel
-from agent.core.tools import DoneReport, SessionReports
 from agent.tracker.file import FileTracker
 from common.atomic import read_model
 from common.paths import WorkspaceFiles

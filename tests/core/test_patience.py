@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from agent.core import patience
+from agent.core.run import patience
 from common.schemas.checkpoint import Checkpoint
 from common.schemas.notify import CheckpointTimeout
 from common.schemas.spec import AgentSpec

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from agent.core.phases import TERMINAL, TRANSITIONS, advance, can_move, resume_after_failure
+from agent.core.run.phases import TERMINAL, TRANSITIONS, advance, can_move, resume_after_failure
 from common.errors import TransitionError
 from common.schemas.agent_state import AgentState, Phase
 from common.schemas.issue_slot import IssueSlot

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import presets
+from agent.core.gates import presets
 from common.errors import ProjectSettingsError
 from common.project_env import ProjectEnv
 from common.schemas.quality import QualitySettings

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.core.tools import SessionReports
-from agent.core.toolset import surface_for
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import surface_for
 
 SECTIONS = ["Context", "Feature 1: slugify", "Feature 3: truncate"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from agent.core.stages.merge_request import UnapprovedChanges, _publish
 from agent.tracker.file import FileTracker
 from common.schemas.outbound import ApprovedChange

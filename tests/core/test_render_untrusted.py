@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent.core import model_words
+from agent.core.words import model_words
 from common.schemas.checkpoint import Checkpoint, CheckpointFile
 from common.schemas.gates import TestRun
 from common.untrusted_text import MODEL_MARK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.core.request_framing import (
+from agent.core.endpoint.request_framing import (
     CHUNKED,
     BadFraming,
     Framing,

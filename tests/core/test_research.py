@@ -20,16 +20,17 @@ import pytest
 from agent.cli import session_environment
 from agent.control.replay import _surface as replay_surface
 from agent.control.trace_compare import SessionRecord
-from agent.core import research
-from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
-from agent.core.research import ResearchConfig, ResearchError
-from agent.core.run_state import StateStore
-from agent.core.session import SessionConfig, SessionResult
-from agent.core.session_retries import Sessions
-from agent.core.tools import SessionReports
-from agent.core.toolset import SURFACES, ToolSurface, with_research
-from agent.core.trace_session import kind_of
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.run.session_retries import Sessions
+from agent.core.session import research
+from agent.core.session.research import ResearchConfig, ResearchError
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import SURFACES, ToolSurface, with_research
+from agent.core.session.trace_session import kind_of
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets

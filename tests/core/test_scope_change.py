@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.core.scope_change import (
+from agent.core.words.scope_change import (
     normalised,
     scope_changes,
     scope_diff,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from agent.core import security_counts
 from agent.core.log import AgentLog
-from agent.core.secrecy import Secrecy
+from agent.core.words import security_counts
+from agent.core.words.secrecy import Secrecy
 from agent.tracker.file import FileTracker
 from agent.tracker.redacting import RedactingTracker
 from common.paths import WorkspaceFiles

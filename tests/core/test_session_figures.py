@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from claude_agent_sdk import ResultMessage
 
-from agent.core.session import session_figures
+from agent.core.session.session import session_figures
 
 
 def result(cost: float | None, usage: dict[str, int] | None) -> ResultMessage:

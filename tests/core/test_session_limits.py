@@ -8,14 +8,15 @@ import time
 from pathlib import Path
 
 from agent.control.status_command import limit_lines
-from agent.core import session_limits
-from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
-from agent.core.run_state import StateStore
-from agent.core.session import SessionConfig, SessionResult
-from agent.core.session_limits import SessionLimits
-from agent.core.session_retries import Sessions
-from agent.core.tools import SessionReports
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.run.session_retries import Sessions
+from agent.core.session import session_limits
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
+from agent.core.session.session_limits import SessionLimits
+from agent.core.session.tools import SessionReports
 from agent.sandbox.limits import REPORT_VARIABLE
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState

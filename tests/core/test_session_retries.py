@@ -8,12 +8,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent.core.ledger import Ledger
 from agent.core.log import AgentLog
-from agent.core.run_state import StateStore
-from agent.core.session import SessionConfig, SessionResult
-from agent.core.session_retries import Sessions
-from agent.core.tools import SessionReports
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.run.session_retries import Sessions
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig
+from agent.core.session.tools import SessionReports
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import slot_baselines, slots
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.issue import slot_baselines, slots
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from tests.core.runs import sh_git
 from tests.core.test_slots import TWO_FUNCTIONS, commit_in, feature_run, opened
 

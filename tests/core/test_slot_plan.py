@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import slot_plan
+from agent.core.run import slot_plan
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.desk import StopRun
-from agent.core.orchestrator import Run
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
 from agent.core.stages import selection
 from common.errors import CheckpointError
 from common.schemas.checkpoint import IssueSelectionCheckpoint

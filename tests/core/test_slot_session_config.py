@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
-from agent.core.hooks import PolicySetup
-from agent.core.ledger import Ledger
+from agent.core.endpoint.endpoint_meter import EndpointMeter, EndpointSpend
 from agent.core.log import AgentLog
 from agent.core.policy.context import PolicyContext
-from agent.core.run_state import StateStore
-from agent.core.session import SessionConfig
-from agent.core.session_retries import Sessions
+from agent.core.run.ledger import Ledger
+from agent.core.run.run_state import StateStore
+from agent.core.run.session_retries import Sessions
+from agent.core.session.hooks import PolicySetup
+from agent.core.session.session import SessionConfig
 from common.errors import SessionError
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import faultpoints, slots
-from agent.core.orchestrator import Run
+from agent.core import faultpoints
+from agent.core.issue import slots
+from agent.core.run.orchestrator import Run
 from common import paths
 from common.project_env import ProjectEnv
 from common.schemas.checkpoint import Checkpoint, CheckpointType

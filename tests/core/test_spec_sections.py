@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.assets import asset_path
-from agent.core import spec_sections
-from agent.core.spec_sections import PREAMBLE, WHOLE_SPEC, SpecSection, parse
+from agent.core.words import spec_sections
+from agent.core.words.spec_sections import PREAMBLE, WHOLE_SPEC, SpecSection, parse
 
 DEMO_SPEC = asset_path("demo", "spec.md")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.core.session import SessionResult
+from agent.core.session.result import SessionResult
 from agent.daemon.agent_view import build_agent_info
 from common.atomic import read_model, write_model
 from common.paths import WorkspaceFiles

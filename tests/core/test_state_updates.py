@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from agent.core.stages import coding
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside
 from common.atomic import read_model

@@ -9,9 +9,9 @@ from typing import Any
 from claude_agent_sdk import SdkMcpTool, tool
 from mcp import Client
 
-from agent.core import tool_server
-from agent.core.tools import DONE_SUMMARY_CHARS, SessionReports
-from agent.core.toolset import surface_for
+from agent.core.session import tool_server
+from agent.core.session.tools import DONE_SUMMARY_CHARS, SessionReports
+from agent.core.session.toolset import surface_for
 
 HUGE = "A" * 140_000
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from agent.assets import asset_path
-from agent.core.tools import SessionReports
-from agent.core.toolset import (
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import (
     FULL_SURFACE,
     SURFACES,
     ToolSurface,

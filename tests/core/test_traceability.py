@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.traceability import (
+from agent.core.run.traceability import (
     HEADING,
     LEGEND,
     CommitFact,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits, unapplied
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.git import commits, unapplied
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
+from agent.core.session.tools import HANDOFF_ITEMS
 from agent.core.stages import coding
-from agent.core.tools import HANDOFF_ITEMS
 from common.atomic import read_model
 from common.errors import GitError
 from common.schemas.agent_state import AgentState, Phase

@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agent.core.desk import StopRun
-from agent.core.stages.initializer import project_verification
-from agent.core.webhook import (
+from agent.core.run.desk import StopRun
+from agent.core.run.webhook import (
     Webhook,
     WebhookError,
     agent_webhook,
@@ -31,6 +30,7 @@ from agent.core.webhook import (
     resolve,
     shown_url,
 )
+from agent.core.stages.initializer import project_verification
 from common import decision_mac, web_link
 from common.schemas.checkpoint import (
     Checkpoint,

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent.core import commits
+from agent.core.git import commits
 from common.workspace import git
 
 

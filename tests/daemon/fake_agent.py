@@ -42,7 +42,7 @@ from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent.core.phases import advance, resume_after_failure
+from agent.core.run.phases import advance, resume_after_failure
 from common.atomic import read_model, write_bytes_atomic, write_model
 from common.paths import WorkspaceFiles, socket_path
 from common.schemas.agent_state import AgentState, Phase

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.model_proxy import DUMMY_KEY
+from agent.core.endpoint.model_proxy import DUMMY_KEY
 from common.credentials import API_KEY, BASE_URL, CLAUDE_SECRET_VARIABLES
 from common.paths import daemon_log_path, daemon_state_path
 from tests.core.model_upstream import Upstream

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from agent.core.trace import trace_path
+from agent.core.trace.trace import trace_path
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

@@ -32,7 +32,7 @@ import pytest
 from watchfiles import awatch
 
 from agent.core.faultpoints import VARIABLE
-from agent.core.trace import read_trace, trace_path
+from agent.core.trace.trace import read_trace, trace_path
 from common.atomic import read_model, read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

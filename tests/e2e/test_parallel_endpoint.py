@@ -1,7 +1,7 @@
 """Two real sessions at once, each with its own entrance to the model endpoint.
 
 The real SDK starts the bundled CLI twice, side by side, each in the sandbox through
-the wrapper of its own entrance (:func:`agent.core.entrances.own_entrances`), against
+the wrapper of its own entrance (:func:`agent.core.session.entrances.own_entrances`), against
 the embedded model process answering after a latency. In each session the model runs a
 project script that sends requests of its own through ``ANTHROPIC_BASE_URL`` (one in the
 first session, three in the second) and looks for the other session's socket. Each
@@ -19,14 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.endpoint_meter import EndpointMeter
-from agent.core.entrances import own_entrances
+from agent.core.endpoint.endpoint_meter import EndpointMeter
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
 from agent.core.log import AgentLog
-from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.session import SessionConfig, SessionResult, run_session
-from agent.core.tools import SessionReports
-from agent.core.toolset import surface_for
-from agent.core.trace import read_trace, tracing
+from agent.core.session.entrances import own_entrances
+from agent.core.session.result import SessionResult
+from agent.core.session.session import SessionConfig, run_session
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import surface_for
+from agent.core.trace.trace import read_trace, tracing
 from agent.model.launcher import LocalModel
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import session_sandbox

@@ -78,7 +78,7 @@ import pytest
 
 from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts, summarize
-from agent.core.trace import read_trace, trace_path
+from agent.core.trace.trace import read_trace, trace_path
 from agent.daemon.lifecycle import start_daemon, stop_daemon
 from agent.daemon.peer_rules import REFUSAL_MESSAGE
 from common.atomic import read_model

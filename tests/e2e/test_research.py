@@ -23,7 +23,7 @@ import pytest
 
 from agent.assets import asset_path
 from agent.control.demo import prepare_demo
-from agent.core.trace import trace_path
+from agent.core.trace.trace import trace_path
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.milestone import FileMilestone

@@ -13,7 +13,7 @@ import signal
 
 import pytest
 
-from agent.core import phases
+from agent.core.run import phases
 from agent.tracker.file import FileTracker
 from common.atomic import read_model, write_model
 from common.schemas.agent_state import AgentState, Phase

@@ -13,9 +13,9 @@ import pytest
 
 from agent.control.replay import replay_session
 from agent.control.replay_command import replay_box
-from agent.core.hooks import ToolPolicy
 from agent.core.log import AgentLog
-from agent.core.trace import read_trace, trace_path
+from agent.core.session.hooks import ToolPolicy
+from agent.core.trace.trace import read_trace, trace_path
 from common.paths import WorkspaceFiles
 from common.schemas.trace import ModelRequest, SessionEnd, SessionStart
 from tests.e2e.agents import demo_workspace, finish, harness, log_text, start_agent

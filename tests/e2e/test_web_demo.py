@@ -24,7 +24,7 @@ import pytest
 from agent.control.demo import WEB, prepare_demo
 from agent.core.browser.install import BrowserUnavailable, ensure_installed
 from agent.core.browser.screenshots import png_size
-from agent.core.trace import trace_path
+from agent.core.trace.trace import trace_path
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

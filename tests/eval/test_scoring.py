@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.core import trace
+from agent.core.trace import trace
 from agent.eval.cases import CASES_DIR, load_case
 from agent.eval.figures import SET_ASIDE_LABEL, add, case_figures
 from agent.eval.layout import lay_out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.core.decision_record import DecisionRecorder
+from agent.core.run.decision_record import DecisionRecorder
 from agent.gitlab_local.faults import FaultKind
 from agent.tracker.decision_text import MILESTONE_HEADING, milestone_marker
 from agent.tracker.gitlab import split_marker

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.cli import embedded_name
-from agent.core.session_log import init_line
+from agent.core.session.session_log import init_line
 from agent.model.playbook import DEMO_PLAYBOOK
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent.core.model_proxy import ModelProxy, Upstream
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
 from agent.model import LocalModel, PlaybookServer
 from agent.model.playbook import Playbook
 from agent.model.server import parse_latency

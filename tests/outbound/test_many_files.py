@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
-from agent.core.orchestrator import Run
+from agent.core.git import commits
 from agent.core.outbound import bulk, protected, review, secret_scan
+from agent.core.run.orchestrator import Run
 from agent.core.stages import held_files
 from common.schemas.checkpoint import IssueClosureCheckpoint, IssueClosureContext
 from common.schemas.issue_work import IssueWork

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import commits
-from agent.core.orchestrator import Run
+from agent.core.git import commits
 from agent.core.outbound import review
+from agent.core.run.orchestrator import Run
 from agent.core.stages import held_files
 from agent.core.stages.merge_request import mr_create
 from common.schemas.agent_state import Phase

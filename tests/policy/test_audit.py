@@ -10,7 +10,6 @@ from typing import Any, cast
 from claude_agent_sdk import HookContext
 from claude_agent_sdk.types import HookInput
 
-from agent.core.hooks import FileTracker, ToolPolicy, build_hooks
 from agent.core.policy import PolicyContext
 from agent.core.policy.audit import (
     AuditTrail,
@@ -20,6 +19,7 @@ from agent.core.policy.audit import (
     status_line,
     summarize,
 )
+from agent.core.session.hooks import FileTracker, ToolPolicy, build_hooks
 from common.paths import WorkspaceFiles
 from common.schemas.policy import PolicySettings
 from common.schemas.policy_counts import DenialClass, PolicyCounts

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.hooks import ToolPolicy
 from agent.core.policy import PolicyContext
 from agent.core.policy.denial_class import denial_class
+from agent.core.session.hooks import ToolPolicy
 from common.schemas.policy_counts import DenialClass
 
 

@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from agent.core.gate_runs import GateRunner
+from agent.core.gates.gate_runs import GateRunner
 from agent.core.log import AgentLog
 from agent.sandbox import overlay
 from agent.sandbox.binary import find_bwrap

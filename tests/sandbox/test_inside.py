@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import gates
+from agent.core.gates import gates
 from agent.sandbox.binary import find_bwrap, probe
 from agent.sandbox.launcher import SessionSandbox, session_sandbox
 from agent.sandbox.plan import bwrap_argv

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from agent.core import prompts
 from agent.core.log import AgentLog
-from agent.core.network_access import hosts_by_kind
-from agent.core.session import SessionConfig, run_session
-from agent.core.tools import SessionReports
-from agent.core.toolset import surface_for, with_servers
-from agent.core.trace import tracing
+from agent.core.run.network_access import hosts_by_kind
+from agent.core.session import prompts
+from agent.core.session.session import SessionConfig, run_session
+from agent.core.session.tools import SessionReports
+from agent.core.session.toolset import surface_for, with_servers
+from agent.core.trace.trace import tracing
 from agent.model import PlaybookServer
 from agent.model.playbook import Playbook
 from agent.model.recording import RequestRecorder

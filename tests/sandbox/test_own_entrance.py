@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.core.endpoint_meter import EndpointMeter
-from agent.core.entrances import own_entrances
-from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.session import SessionConfig, endpoint_window
+from agent.core.endpoint.endpoint_meter import EndpointMeter
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
+from agent.core.session.entrances import own_entrances
+from agent.core.session.session import SessionConfig, endpoint_window
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.sandbox.binary import find_bwrap, probe

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent.control import trace_view
-from agent.core import trace
+from agent.core.trace import trace
 from common.paths import WorkspaceFiles
 from common.schemas.trace import DecisionMade
 from common.workspace import checkpoints

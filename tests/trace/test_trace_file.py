@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.core import trace
+from agent.core.trace import trace
 from common.schemas.gates import TestRun
 from common.schemas.trace import (
     TRACE_EVENT,
@@ -119,7 +119,7 @@ def test_redaction_of_token_shapes_and_configured_secrets() -> None:
 def test_tool_inputs_and_results_are_redacted_in_the_trace(tmp_path: Path) -> None:
     from claude_agent_sdk import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
 
-    from agent.core import trace_session
+    from agent.core.session import trace_session
 
     path = tmp_path / "trace.jsonl"
     with trace.tracing(path, ["s3cr3t-value"]):

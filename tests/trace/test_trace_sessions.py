@@ -8,9 +8,9 @@ from pathlib import Path
 
 from agent.control.trace_compare import session_record
 from agent.control.trace_view import ambiguous, render, select
-from agent.core import trace
-from agent.core.tools import SessionReports
-from agent.core.trace_session import traced_session
+from agent.core.session.tools import SessionReports
+from agent.core.session.trace_session import traced_session
+from agent.core.trace import trace
 from common.schemas.gates import TestRun
 from common.schemas.trace import (
     ModelRequest,

@@ -13,12 +13,12 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-from agent.core import trace
-from agent.core.endpoint_meter import EndpointMeter, EndpointSpend
-from agent.core.model_proxy import ModelProxy, Upstream
-from agent.core.session import EntranceOpener, SessionConfig, endpoint_window
-from agent.core.tools import SessionReports
-from agent.core.trace_session import traced_session
+from agent.core.endpoint.endpoint_meter import EndpointMeter, EndpointSpend
+from agent.core.endpoint.model_proxy import ModelProxy, Upstream
+from agent.core.session.session import EntranceOpener, SessionConfig, endpoint_window
+from agent.core.session.tools import SessionReports
+from agent.core.session.trace_session import traced_session
+from agent.core.trace import trace
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from common.schemas.trace import ModelRequest, SessionStart

@@ -9,8 +9,8 @@ from typing import Any
 
 from agent.control.trace_compare import SessionRecord, differences
 from agent.control.trace_view import render, totals
-from agent.core import trace
-from agent.core.trace_wire import decode_body, exchange_event, fold_answer, record_exchange
+from agent.core.trace import trace
+from agent.core.trace.trace_wire import decode_body, exchange_event, fold_answer, record_exchange
 from agent.model import wire
 from agent.model.playbook import Reply, TextBlock, ToolUseBlock
 from agent.model.trace_playbook import NO_ANSWER, TraceAnswers

@@ -3,7 +3,7 @@
 
 The checkpoint is built as the real closure builds it (:mod:`agent.core.stages.coding`):
 the diff, its stat and the lines to read whole come from
-:func:`agent.core.diff_excerpt.excerpt` over ``HEAD~1..HEAD`` of the project
+:func:`agent.core.git.diff_excerpt.excerpt` over ``HEAD~1..HEAD`` of the project
 (``WORKSPACE/../..``), with the harness's hardened git. Then it waits: a decision is
 left in the file for the test to read; SIGTERM stops it (exit file ``stopped``).
 """
@@ -18,7 +18,7 @@ from types import FrameType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent.core import diff_excerpt
+from agent.core.git import diff_excerpt
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

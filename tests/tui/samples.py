@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from agent.core.scope_change import scope_diff
+from agent.core.words.scope_change import scope_diff
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
     BlockedIssue,

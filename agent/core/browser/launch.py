@@ -56,5 +56,5 @@ def prepare_browser(
 
 
 def browser_servers(setup: BrowserSetup | None) -> tuple[McpServer, ...]:
-    """The built-in servers for :func:`agent.core.mcp_servers.agent_servers`."""
+    """The built-in servers for :func:`agent.core.session.mcp_servers.agent_servers`."""
     return (setup.server(),) if setup is not None else ()

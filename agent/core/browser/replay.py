@@ -30,7 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from agent.core.browser.server import BrowserSetup
-from agent.core.gates import CommandWrap
+from agent.core.gates.gates import CommandWrap
 from agent.sandbox.limits import bare_argv
 from common.schemas.browser_check import BrowserCall, BrowserCheck
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from agent.core.policy.context import Denied
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
 
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
-
-Rule = Callable[["Judge", str, list[Word]], None]
+Rule = Callable[[Judge, str, list[Word]], None]
 """A program's rules: raise :class:`Denied` to refuse ``program`` with ``args``."""
 
 

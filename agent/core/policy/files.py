@@ -14,11 +14,11 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent.core.policy.arguments import Rule, check_paths, refuse_names_in_code
 from agent.core.policy.context import Denied
 from agent.core.policy.inputs import descriptor_of
+from agent.core.policy.judging import Judge
 from agent.core.policy.protected import (
     GIT_ENTRY,
     HARNESS_FOLDERS,
@@ -26,9 +26,6 @@ from agent.core.policy.protected import (
     is_protected_name,
 )
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 #: Programs that read the files they are given.
 READ_PROGRAMS = frozenset(

@@ -14,14 +14,11 @@ the project; ``--ext-diff``, ``--textconv`` and ``grep -O`` (programs) are denie
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent.core.policy.arguments import Rule
 from agent.core.policy.context import Denied
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 READ_ONLY = frozenset(
     {

@@ -23,16 +23,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from agent.core.policy import tools
 from agent.core.policy.arguments import Rule, check_paths, one_liner
 from agent.core.policy.context import Denied
 from agent.core.policy.inputs import FROM_STANDARD_INPUT, STANDARD_INPUT, OpenFile, open_file_of
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?")
 _PY_VALUE_FLAGS = frozenset("WXQ")

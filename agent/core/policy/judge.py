@@ -29,6 +29,7 @@ from agent.core.policy.arguments import background
 from agent.core.policy.context import Denied, PolicyContext
 from agent.core.policy.expansion import MAX_WORDS, brace_words, loop_values, substitute
 from agent.core.policy.inputs import descriptor_word, standard_input_text
+from agent.core.policy.judging import Judge
 from agent.core.policy.paths import WalkBudget, check_path, resolve_in
 from agent.core.policy.syntax import (
     Node,
@@ -65,7 +66,7 @@ def judge_command(command: str, context: PolicyContext, cwd: Path | None = None)
     if not start.is_relative_to(root):
         start = root
     try:
-        Judge(context, {start}, set()).run(command)
+        ShellJudge(context, {start}, set()).run(command)
     except Denied as denial:
         return str(denial).replace("\n", "\\n")  # one line, whatever the command held
     except RecursionError:
@@ -77,7 +78,7 @@ def judge_command(command: str, context: PolicyContext, cwd: Path | None = None)
     return None
 
 
-class Judge:
+class ShellJudge(Judge):
     """Judges one command text; ``bash -c`` and ``eval`` texts get a child judge."""
 
     def __init__(
@@ -131,7 +132,7 @@ class Judge:
 
     def run_nested(self, command: str, *, same_shell: bool = False) -> None:
         """Judge text that another shell (``bash -c``) or this one (``eval``) will run."""
-        child = Judge(self.context, self.cwds, self.functions, self.depth + 1, self.budget)
+        child = ShellJudge(self.context, self.cwds, self.functions, self.depth + 1, self.budget)
         child.in_function = self.in_function
         child.run(command)
         if same_shell:

@@ -11,14 +11,10 @@ own session. Unsandboxed, the same tools see and signal every process of the use
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 #: Programs that only list processes, and those that signal them.
 LISTING = frozenset({"ps", "pgrep", "lsof", "ss", "netstat", "hostname"})

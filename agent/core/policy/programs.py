@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent.core.policy import files, git, interpreters, processes, shell, tools
 from agent.core.policy.arguments import Rule, check_paths
 from agent.core.policy.context import Denied
+from agent.core.policy.judging import Judge
 from agent.core.policy.protected import HARNESS_FOLDERS
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 _PROGRAM_NAME = re.compile(r"[A-Za-z0-9_.+\-/:\[]+")
 _SYSTEM_BIN = frozenset(

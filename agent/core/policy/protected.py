@@ -14,7 +14,7 @@ Names are compared case-insensitively (``.GIT`` is ``.git`` on a case-insensitiv
 system); ``x.pth.txt`` or a folder ``git/`` are ordinary files. This module is the one
 place the rule is written: :func:`protection` decides it for a path, :func:`is_protected_name`
 for one folder entry; the Bash policy (:mod:`.paths`, :mod:`.files`) and the file tools'
-hook (:mod:`agent.core.hooks`) both ask :func:`refusal_at`, so a path refused to one is
+hook (:mod:`agent.core.session.hooks`) both ask :func:`refusal_at`, so a path refused to one is
 refused to the other.
 """
 

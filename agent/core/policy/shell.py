@@ -12,15 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 from agent.core.policy.arguments import Rule, background, refuse_names_in_code
 from agent.core.policy.context import Denied
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
 from agent.core.policy.variables import check_variable_name
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 #: Programs whose arguments are text, not paths.
 TEXT_PROGRAMS = frozenset(

@@ -13,15 +13,11 @@ FILES``), so the pattern is not taken for a path.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent.core.policy.arguments import Rule, check_paths, one_liner
 from agent.core.policy.context import Denied
 from agent.core.policy.inputs import open_file_of
+from agent.core.policy.judging import Judge
 from agent.core.policy.syntax import Word
-
-if TYPE_CHECKING:
-    from agent.core.policy.judge import Judge
 
 LINTERS = frozenset(
     {

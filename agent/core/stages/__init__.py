@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from agent.core.stages import closure, coding, initializer, merge_request, parallel, regression
 from common.schemas.agent_state import Phase
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import agit
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.git import agit
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from common.inert_markdown import fenced, quoted
 from common.schemas.issues import SET_ASIDE_LABEL as SET_ASIDE_LABEL
 from common.schemas.spend import Spend

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.core import agit, trace
 from agent.core.browser.replay import replay
 from agent.core.browser.screenshots import collect, empty, png_size
-from agent.core.orchestrator import Run
+from agent.core.git import agit
+from agent.core.run.orchestrator import Run
+from agent.core.trace import trace
 from common.schemas.browser_check import BrowserCheck
 from common.schemas.issue_work import IssueWork
 from common.workspace import git

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agent.core.orchestrator import Run
+from agent.core.run.orchestrator import Run
 from common.schemas.budget import Budgets
 from common.schemas.checkpoint import (
     BudgetAction,

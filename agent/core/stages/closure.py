@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import agit, closure_changes, diff_excerpt, faultpoints, integrity, model_words
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
-from agent.core.slots import step
+from agent.core import faultpoints
+from agent.core.git import agit, closure_changes, diff_excerpt
+from agent.core.issue.seat import Seat
+from agent.core.issue.slots import step
+from agent.core.run import integrity
+from agent.core.run.orchestrator import Run
 from agent.core.stages import browser_check, held_files
 from agent.core.stages.aside import spend_of
+from agent.core.words import model_words
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,

@@ -11,25 +11,20 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agent.core import (
-    agit,
-    commits,
-    faultpoints,
-    model_words,
-    prompts,
-    session_limits,
-    trace,
-    unapplied,
-)
-from agent.core.desk import StopRun
-from agent.core.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core import faultpoints
+from agent.core.gates.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
+from agent.core.git import agit, commits, unapplied
+from agent.core.issue.seat import Seat
+from agent.core.run.desk import StopRun
+from agent.core.run.orchestrator import Run
+from agent.core.session import prompts, session_limits
+from agent.core.session.tools import Handoff, SessionReports
 from agent.core.stages import browser_check, budget, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside
 from agent.core.stages.gated import gate_session
 from agent.core.stages.selection import selection_checkpoint
-from agent.core.tools import Handoff, SessionReports
+from agent.core.trace import trace
+from agent.core.words import model_words
 from common import dependencies
 from common.errors import GitError
 from common.inert_markdown import quoted
@@ -248,7 +243,7 @@ async def _apply(run: Run, verdict: SessionVerdict, seat: Seat) -> None:
     A commit carrying this session's ``Harness-Session`` trailer is already the
     verdict's commit: it is adopted, never made twice. Notes are made once by their
     text (both trackers), so repeating this after a kill changes nothing. A commit git
-    refuses for good (:func:`agent.core.unapplied.lasting`) would fail again at every
+    refuses for good (:func:`agent.core.git.unapplied.lasting`) would fail again at every
     resume: the verdict is set aside instead (:func:`_set_aside_unapplied`); a failure
     for the machine's sake is raised, and the resume tries again.
     """
@@ -308,7 +303,7 @@ async def _set_aside_unapplied(run: Run, verdict: SessionVerdict, seat: Seat, re
     for good, so it is never replayed.
 
     The session's files are committed first under the harness's own message
-    (:func:`agent.core.unapplied.keep_unapplied`), so the work tree is clean for the next
+    (:func:`agent.core.git.unapplied.keep_unapplied`), so the work tree is clean for the next
     issue and the work stays in history; the verdict is spent (the session counted) in the
     same state write that records that commit; :func:`set_aside` then reverts the issue's
     commits and notes why. A kill before that write applies the verdict again, to the same

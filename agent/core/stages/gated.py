@@ -6,9 +6,9 @@ used to run first and the commit to take the tree as the gates left it, so a
 ``conftest.py`` that passed the tests and then edited a source file, swapped a reviewed
 text file for a link into ``HARNESS_HOME`` and rewrote itself had code no gate ran
 committed, past a review that had seen a plain file. Now every gate sees the tree as it
-is after the session and cannot change it (:meth:`agent.core.gate_runs.GateRunner.guarded`):
+is after the session and cannot change it (:meth:`agent.core.gates.gate_runs.GateRunner.guarded`):
 what the gates ran on, the review judges and the commit holds (checked by
-:func:`agent.core.commits.untested_paths`). What a gate did change is a finding the
+:func:`agent.core.git.commits.untested_paths`). What a gate did change is a finding the
 person sees at issue_closure, which then always waits for a person.
 
 Also a finding: an ignored file the session wrote that the gates run (code, a runner's
@@ -22,9 +22,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.core import agit, commits, gate_writes, hidden_writes, slot_baselines, slot_links
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.gates import gate_writes
+from agent.core.git import agit, commits, hidden_writes
+from agent.core.issue import slot_baselines, slot_links
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from agent.core.stages import held_files
 from common.schemas.gates import TestRun
 from common.schemas.outbound import FlaggedFile

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import agit, commits, prompts
-from agent.core.orchestrator import Run
+from agent.core.git import agit, commits
+from agent.core.issue.seat import Seat
 from agent.core.outbound import bulk, facts, review
-from agent.core.seat import Seat
+from agent.core.run.orchestrator import Run
+from agent.core.session import prompts
 from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState
 from common.schemas.checkpoint import ClosureDecision, IssueClosureCheckpoint

@@ -5,21 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.core import (
-    agit,
-    faultpoints,
-    gates,
-    integrity,
-    model_words,
-    network_access,
-    presets,
-    spec_sections,
-)
-from agent.core.gates import classify_baseline
-from agent.core.orchestrator import Run
-from agent.core.research import sources_note
-from agent.core.scope_change import scope_changes, scope_diff
-from agent.core.webhook import aim_approved, shown_target
+from agent.core import faultpoints
+from agent.core.gates import gates, presets
+from agent.core.gates.gates import classify_baseline
+from agent.core.git import agit
+from agent.core.run import integrity, network_access
+from agent.core.run.orchestrator import Run
+from agent.core.run.webhook import aim_approved, shown_target
+from agent.core.session.research import sources_note
+from agent.core.words import model_words, spec_sections
+from agent.core.words.scope_change import scope_changes, scope_diff
 from agent.sandbox.plan import SYSTEM_DIRS
 from common import dependencies
 from common.errors import ProjectBrokenError, SessionError

@@ -1,7 +1,7 @@
 """MERGE_CONFLICT: an issue's branch conflicts with the feature branch after it was redone.
 
 Why a checkpoint: the first conflict is the harness's to handle (the issue is redone on
-the updated feature branch, :func:`agent.core.slots.redo_on_feature`); a second one
+the updated feature branch, :func:`agent.core.issue.slots.redo_on_feature`); a second one
 means the issues overlap in a way a redo may not settle, so a person chooses: redo it
 once more, retry the merge as the branch is now (they resolved it on the branch, in its
 worktree), or set it aside for later while the other issues go on.
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.core import agit, faultpoints, slots
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core import faultpoints
+from agent.core.git import agit
+from agent.core.issue import slots
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL
 from common.errors import GitError
 from common.schemas.checkpoint import (
@@ -39,7 +41,7 @@ async def merge_conflict(run: Run, seat: Seat, outcome: worktrees.MergeOutcome) 
     do it: ``redo``, ``retry`` or ``set_aside``; a reject pauses the run (resume asks again).
 
     The slot must be at its merging step with the conflict not counted yet
-    (:func:`agent.core.slots.merge_slot` leaves it so on an ``"ask"`` verdict).
+    (:func:`agent.core.issue.slots.merge_slot` leaves it so on an ``"ask"`` verdict).
     """
     slot = seat.slot
     assert slot is not None and slot.step is SlotStep.MERGING

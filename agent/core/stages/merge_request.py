@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.core import (
-    agit,
-    coverage,
-    diff_excerpt,
-    faultpoints,
-    integrity,
-    model_words,
-    spec_sections,
-    traceability,
-)
-from agent.core.gates import blocking_failures, failing_checks, fewer_passing
-from agent.core.orchestrator import Run
+from agent.core import faultpoints
+from agent.core.gates import coverage
+from agent.core.gates.gates import blocking_failures, failing_checks, fewer_passing
+from agent.core.git import agit, diff_excerpt
+from agent.core.run import integrity, traceability
+from agent.core.run.orchestrator import Run
 from agent.core.stages import browser_check, held_files
 from agent.core.stages.aside import SET_ASIDE_LABEL, cost_section
 from agent.core.stages.gated import gate_lines
+from agent.core.words import model_words, spec_sections
 from agent.tracker.push import BranchPublisher
 from common.errors import TrackerError
 from common.inert_markdown import fenced, quoted
@@ -268,7 +263,7 @@ async def _publish(run: Run) -> str | None:
 
 async def _describe(run: Run, summary: str, issues: list[TrackedIssue]) -> str:
     """The model's summary, quoted under a label, then the sections only the harness can
-    vouch for (:mod:`agent.core.model_words`: the summary cannot forge or drop them)."""
+    vouch for (:mod:`agent.core.words.model_words`: the summary cannot forge or drop them)."""
     spec = run.spec
     test_run = run.state.last_test_run
     tests = (

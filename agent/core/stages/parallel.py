@@ -4,7 +4,7 @@ Why a stage of its own: one issue at a time, issue selection picks one and the r
 phase follows it. In parallel, the run's phase stays at issue selection while each
 slot (an asyncio task) takes its issue through the same steps as the serial path
 (:mod:`agent.core.stages.coding`, :mod:`agent.core.stages.regression`, through a
-:class:`~agent.core.seat.Seat` bound to its worktree); the scheduler here starts a
+:class:`~agent.core.issue.seat.Seat` bound to its worktree); the scheduler here starts a
 slot for each ready issue while fewer than N run, and goes on to the merge request
 stage once none runs and none is ready. Which issue may start is the harness's
 decision (:func:`common.dependencies.ready_issues`), and a person (or auto-accept) picks
@@ -22,9 +22,12 @@ import asyncio
 import time
 from pathlib import Path
 
-from agent.core import agit, faultpoints, slot_plan, slots
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core import faultpoints
+from agent.core.git import agit
+from agent.core.issue import slots
+from agent.core.issue.seat import Seat
+from agent.core.run import slot_plan
+from agent.core.run.orchestrator import Run
 from agent.core.stages import closure, coding, merge_conflict, regression, selection
 from common import dependencies
 from common.schemas.issue_slot import SlotStep

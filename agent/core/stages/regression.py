@@ -6,9 +6,9 @@ the full suite and quality checks before the merge request (no issue in progress
 
 from __future__ import annotations
 
-from agent.core import agit, diff_excerpt
-from agent.core.orchestrator import Run
-from agent.core.seat import Seat
+from agent.core.git import agit, diff_excerpt
+from agent.core.issue.seat import Seat
+from agent.core.run.orchestrator import Run
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import (
     Checkpoint,

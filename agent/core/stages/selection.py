@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from agent.core import faultpoints, slots
-from agent.core.orchestrator import Run
+from agent.core import faultpoints
+from agent.core.issue import slots
+from agent.core.run.orchestrator import Run
 from agent.core.stages.aside import SET_ASIDE_LABEL
 from common import dependencies
 from common.schemas.checkpoint import (

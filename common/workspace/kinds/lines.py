@@ -44,7 +44,7 @@ def description_block(label: str, text: str) -> list[str]:
     description): its own lines as they are, each line of the model's marked.
 
     The harness puts every word of the model's prose into a Markdown block quote whose
-    every line starts with ``>`` (:mod:`agent.core.model_words`); its tables
+    every line starts with ``>`` (:mod:`agent.core.words.model_words`); its tables
     (traceability, decisions, cost) and verification are its own and are not marked as
     the model's. A line the harness wrote starting with ``>`` would be marked: the safe
     way round.

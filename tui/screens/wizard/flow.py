@@ -7,21 +7,23 @@ collected so far, so nothing typed is lost.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from textual.app import App
+from textual.screen import Screen
 
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from tui.screens.wizard.state import WizardDefaults, WizardState
 from tui.services.settings import remember_repository
 
-if TYPE_CHECKING:
-    from tui.screens.wizard.base import WizardStep
-
 StartAgent = Callable[[AgentSpec], Awaitable[AgentInfo]]
 """Hands the finished spec to the daemon; raises ``HarnessError`` with the daemon's reason."""
+
+Step = Callable[["Wizard"], Screen[None]]
+"""Makes a step's screen for the wizard (a :class:`tui.screens.wizard.base.WizardStep`
+class): the flow knows its steps only so, and the steps know the flow."""
 
 Finished = Callable[[AgentInfo | None], None]
 """Called once the wizard is closed: the started agent, or ``None`` when cancelled."""
@@ -33,7 +35,7 @@ class Wizard:
     def __init__(
         self,
         app: App[Any],
-        steps: list[type[WizardStep]],
+        steps: Sequence[Step],
         defaults: WizardDefaults,
         start: StartAgent,
         finished: Finished,

@@ -1,0 +1,1 @@
+"""The model endpoint: the metering proxy in front of it, its probe, rules, usage and prices."""

@@ -1,0 +1,1 @@
+"""The harness's own git on the project: commits, hidden writes, what an issue closes with."""

@@ -1,0 +1,1 @@
+"""What a run records of itself: the trace files, the wire log, the OpenTelemetry spans."""
