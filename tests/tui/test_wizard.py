@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from textual import events
@@ -49,7 +51,10 @@ def projects(scratch: Path) -> Path:
 
 
 def on_step(app: HarnessApp, step: type[WizardStep]) -> bool:
-    return isinstance(app.screen, step)
+    """``step`` is on screen with its fields (a loaded machine may show a step a moment
+    before its fields are composed)."""
+    field = step.TYPED_FIELD
+    return isinstance(app.screen, step) and (field is None or bool(app.screen.query(field)))
 
 
 def error_text(app: HarnessApp) -> str:
@@ -330,11 +335,15 @@ class SlowStep(WizardStep):
     def compose_step(self) -> ComposeResult:
         yield from ()
 
-    def on_mount(self) -> None:
-        self.set_timer(0.3, self._build)
+    release: ClassVar[asyncio.Event]
+    """Set by the test once it has seen the step without its field."""
 
-    def _build(self) -> None:
-        self.query_one("#wizard").mount(Input(id="path"))
+    def on_mount(self) -> None:
+        self.run_worker(self._build())
+
+    async def _build(self) -> None:
+        await self.release.wait()
+        await self.query_one("#wizard").mount(Input(id="path"))
 
 
 async def test_keys_typed_before_the_field_exists_land_in_it_in_order(projects: Path) -> None:
@@ -344,9 +353,11 @@ async def test_keys_typed_before_the_field_exists_land_in_it_in_order(projects: 
         assert isinstance(app.screen, WizardStep)
         app.screen.wizard.steps = [SlowStep]
         app.screen.wizard.index = -1
+        SlowStep.release = asyncio.Event()
         type_fast(app, "enter", *"spec.md")
-        await wait_until(pilot, lambda: on_step(app, SlowStep), "the slow step")
+        await wait_until(pilot, lambda: isinstance(app.screen, SlowStep), "the slow step")
         assert not app.screen.query("#path"), "the field is not there yet"
+        SlowStep.release.set()
         await wait_until(pilot, lambda: bool(app.screen.query("#path")), "the field")
         await wait_until(pilot, lambda: path_value(app) == "spec.md", "the early keys")
         assert app.screen.query_one("#path", Input).has_focus
