@@ -40,12 +40,18 @@ class Model:
     """Edits the slot's worktree for each issue and counts the sessions running at once."""
 
     def __init__(
-        self, edits: dict[int, list[tuple[str, str, str]]], slower: dict[int, float] | None = None
+        self,
+        edits: dict[int, list[tuple[str, str, str]]],
+        slower: dict[int, float] | None = None,
+        held: dict[int, asyncio.Event] | None = None,
     ) -> None:
         self.edits = edits
         """Issue → per session, (file, old text or "", new text)."""
         self.slower = slower or {}
         """Issue → seconds more each of its sessions takes (which merges first)."""
+        self.held = held or {}
+        """Issue → its sessions end only once the test sets this (still in its session
+        whatever the machine's load)."""
         self.running = 0
         self.most = 0
         self.seen: dict[int, list[str]] = {}
@@ -73,6 +79,8 @@ class Model:
             self.started[iid].set()
             # The model's time: the others work meanwhile.
             await asyncio.sleep(0.3 + self.slower.get(iid, 0.0))
+            if iid in self.held:
+                await self.held[iid].wait()
             name, old, new = self.edits[iid][min(session, len(self.edits[iid])) - 1]
             path = tree / name
             text = path.read_text() if path.exists() else ""
@@ -133,12 +141,20 @@ async def test_four_issues_three_at_once_the_dependent_one_on_top_of_its_depende
             2: [("calc.py", "return 2", "return 20")],
             3: [("three.py", "", "from calc import one\nTHREE = one() + 2\n")],
             4: [("four.py", "", "FOUR = 4\n")],
-        }
+        },
+        held=dict.fromkeys((1, 2, 4), all_three := asyncio.Event()),
     )
     drafts = [draft("one"), draft("two"), draft("three", [1]), draft("four")]
     run = await parallel_run(tmp_path, model, drafts)
 
+    async def release_once_all_three_started() -> None:
+        # However slow opening a slot is here, none of the three ends before all began.
+        await asyncio.gather(*(model.started[iid].wait() for iid in (1, 2, 4)))
+        all_three.set()
+
+    releasing = asyncio.create_task(release_once_all_three_started())
     await asyncio.wait_for(parallel.issue_slots(run), 60)
+    await releasing
 
     project = run.spec.project_dir
     assert model.most == 3, "#1, #2 and #4 at once"
@@ -197,7 +213,7 @@ async def test_stopped_while_slots_run_a_new_run_resumes_each_slot_once(tmp_path
             3: [("three.py", "", "THREE = 3\n")],
             4: [("four.py", "", "FOUR = 4\n")],
         },
-        slower={4: 1.0},
+        held={4: (four_released := asyncio.Event())},
     )
     drafts = [draft("one"), draft("two"), draft("three", [1]), draft("four")]
     first = await parallel_run(tmp_path, model, drafts)
@@ -207,6 +223,7 @@ async def test_stopped_while_slots_run_a_new_run_resumes_each_slot_once(tmp_path
     await asyncio.gather(task, return_exceptions=True)
     left = read_model(first.files.state, AgentState)
     assert {3, 4} <= set(left.slots()), "stopped with slots in their sessions (#2 may be merging)"
+    four_released.set()
 
     again = Run.create(
         files=first.files,
