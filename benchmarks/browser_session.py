@@ -57,7 +57,7 @@ def one_run(browser: bool) -> tuple[float, float, float]:
     started = time.monotonic()
     with (files.logs / "bench.log").open("ab") as log:
         done = subprocess.run(
-            [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+            [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
             cwd=REPO,
             env=dict(os.environ),
             stdout=log,

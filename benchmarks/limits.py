@@ -49,7 +49,7 @@ def demo_seconds(limits_on: bool) -> float:
     started = time.monotonic()
     with (files.logs / "bench.log").open("ab") as log:
         agent = subprocess.run(
-            [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+            [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S, check=False,
         )  # fmt: skip

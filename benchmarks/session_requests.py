@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         help="model name the CLI sends ('' for the CLI's default, as the demo runs)",
     )
     args = parser.parse_args(argv)
-    bin_dir = str(Path(sys.executable).parent)  # the model's Bash finds pytest, as in agent.cli
+    bin_dir = str(Path(sys.executable).parent)  # the model's Bash finds pytest, as in agent.process
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     root = Path(tempfile.mkdtemp(prefix="bench-requests-"))
     measurement = asyncio.run(measure(args.model or None, root))

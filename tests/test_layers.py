@@ -20,7 +20,8 @@ The layers, from the bottom:
    (``agent.core.session.sandboxing``, ``agent.core.session.entrances``). Inside it, rooms
    of one job on floors of their own (:data:`CORE_ROOMS`): a room imports its own modules
    and the floors below it, never a room beside or above it.
-6. What runs the core: the agent process (``agent.cli``) and the eval suite.
+6. What runs the core: the agent process (``agent.process``; ``agent.cli`` its old name)
+   and the eval suite.
 7. The ``harness`` CLI (``agent.control``).
 8. The TUI, which uses the CLI's decision and spec paths (one path for both).
 
@@ -49,7 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent.model", "agent.tracker", "agent.daemon", "agent.gitlab_local", "agent.demo_env"),
     ("agent.sandbox",),
     ("agent.core",),
-    ("agent.cli", "agent.eval"),
+    ("agent.cli", "agent.process", "agent.eval"),
     ("agent.control",),
     ("tui",),
 )

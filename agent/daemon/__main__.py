@@ -118,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         help=(
             "the command that runs one agent, with {workspace} where its workspace goes "
-            "(default: python -m agent.cli --workspace {workspace})"
+            "(default: python -m agent.process --workspace {workspace})"
         ),
     )
     add_secrets_fd_option(parser)

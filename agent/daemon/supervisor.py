@@ -63,9 +63,9 @@ ChangeListener = Callable[[AgentInfo, bool], None]
 
 
 def default_agent_command(workspace: Path) -> list[str]:
-    """``python -P -m agent.cli --workspace WORKSPACE`` with this daemon's interpreter
+    """``python -P -m agent.process --workspace WORKSPACE`` with this daemon's interpreter
     (:func:`common.harness_code.module_command`: never the project's own ``agent``)."""
-    return module_command("agent.cli", "--workspace", str(workspace))
+    return module_command("agent.process", "--workspace", str(workspace))
 
 
 class Supervisor:

@@ -1,6 +1,6 @@
 """Running cases: each laid out afresh, its agent run to the end, then scored.
 
-The agent runs as the daemon would start it (``python -m agent.cli`` in its own
+The agent runs as the daemon would start it (``python -m agent.process`` in its own
 process session), without the daemon: an eval touches no running daemon. The
 Claude credentials in this process's environment reach it the usual way (the
 agent takes them out of its environment and gives them to its model proxy).
@@ -38,7 +38,7 @@ async def run_agent(files: WorkspaceFiles, timeout_s: float) -> AgentExit | None
     env = with_code_importable(os.environ)
     try:
         process = await asyncio.create_subprocess_exec(
-            *module_command("agent.cli", "--workspace", str(files.root)),
+            *module_command("agent.process", "--workspace", str(files.root)),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log,
             stderr=asyncio.subprocess.STDOUT,

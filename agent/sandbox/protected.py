@@ -68,7 +68,7 @@ class ProtectedPlaces:
         """The places for the environment the agent was started with.
 
         Call it before the agent drops ``HARNESS_HOME`` and ``HARNESS_ENV_CACHE`` from
-        its environment (:func:`agent.cli.session_environment`).
+        its environment (:func:`agent.process.main.session_environment`).
         """
         environ = os.environ if environ is None else environ
         configured = environ.get("HARNESS_HOME")

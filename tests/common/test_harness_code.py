@@ -70,7 +70,7 @@ def test_a_child_started_elsewhere_imports_the_harness(tmp_path: Path) -> None:
 
 
 #: Every module the harness starts as a child with ``python -m``.
-CHILD_MODULES = ("agent.cli", "agent.daemon", "agent.model", "tui.web", "tui.main")
+CHILD_MODULES = ("agent.process", "agent.cli", "agent.daemon", "agent.model", "tui.web", "tui.main")
 
 
 def plant_packages(project: Path, marker: Path) -> None:
@@ -88,8 +88,9 @@ def plant_packages(project: Path, marker: Path) -> None:
 def test_a_child_in_a_project_with_the_harness_package_names_runs_the_harness(
     tmp_path: Path, module: str
 ) -> None:
-    """The harness starts its agents in the project: ``python -m agent.cli`` there ran a
-    planted ``agent/cli.py`` as the agent (outside the sandbox, with the decision key)."""
+    """The harness starts its agents in the project: ``python -m agent.cli`` (now
+    ``agent.process``, the old name kept) there ran a planted ``agent/cli.py`` as the
+    agent (outside the sandbox, with the decision key)."""
     project, marker = tmp_path / "project", tmp_path / "planted-code-ran"
     project.mkdir()
     plant_packages(project, marker)

@@ -6,9 +6,9 @@ import argparse
 
 import pytest
 
-from agent import cli
 from agent.control.parser import build_parser
 from agent.gitlab_local.__main__ import main as gitlab_local_main
+from agent.process import main as agent_process
 from common.help_text import plain
 
 
@@ -31,7 +31,9 @@ def test_every_harness_command_help_is_plain() -> None:
         assert_plain(child.format_help())
 
 
-@pytest.mark.parametrize("entry", [cli.main, gitlab_local_main], ids=["agent.cli", "gitlab_local"])
+@pytest.mark.parametrize(
+    "entry", [agent_process.main, gitlab_local_main], ids=["agent.process", "gitlab_local"]
+)
 def test_module_docstrings_used_as_help_are_plain(
     entry: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import metered_probe
 from agent.core.endpoint.endpoint_meter import EndpointMeter
 from agent.core.endpoint.endpoint_usage import Usage
 from agent.core.endpoint.model_probe import probe_endpoint
@@ -31,6 +30,7 @@ from agent.core.endpoint.pricing import cost_usd
 from agent.core.log import AgentLog
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.process.model_access import metered_probe
 from agent.sandbox.bridge import UnixBridge
 from common.errors import ModelEndpointError
 

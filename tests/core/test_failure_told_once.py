@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agent import cli
 from agent.core.run.desk import StopRun
 from agent.core.run.orchestrator import Run
 from agent.core.runner import run_to_end
 from agent.core.stages import HANDLERS
+from agent.process import main as agent_process
 from common.atomic import read_model_or_none
 from common.errors import HarnessError, ProjectBrokenError
 from common.schemas.agent_state import Phase
@@ -31,10 +31,10 @@ async def test_a_failure_is_one_line_in_the_log_and_the_exit_keeps_it(
     run = make_run(tmp_path)
 
     outcome, reason = await run_to_end(run)
-    code = cli._ended(run.files, run.log, outcome, reason)
+    code = agent_process.record_end(run.files, run.log, outcome, reason)
 
     text = logged(run)
-    assert (outcome, reason, code) == ("failed", REASON, cli.EXIT_CODES["failed"])
+    assert (outcome, reason, code) == ("failed", REASON, agent_process.EXIT_CODES["failed"])
     assert text.count(REASON) == 1, text
     assert "phase → failed (" in text
     assert text.rstrip().endswith("agent ended: failed")
@@ -52,7 +52,7 @@ async def test_a_stop_is_told_by_the_end_line_once(
     run = make_run(tmp_path)
 
     outcome, reason = await run_to_end(run)
-    cli._ended(run.files, run.log, outcome, reason)
+    agent_process.record_end(run.files, run.log, outcome, reason)
 
     text = logged(run)
     assert text.count("nonce 7f3a") == 1, text

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import session_environment
 from agent.core.trace import spans
+from agent.process.main import session_environment
 from common.schemas.base import utc_now
 from common.schemas.spend import Spend
 from common.schemas.trace import (
@@ -199,7 +199,7 @@ def test_traces_are_wanted_only_with_an_endpoint(settings: dict[str, str], wante
 
 def test_without_an_endpoint_the_sdk_is_never_imported() -> None:
     code = (
-        "import sys; from agent.cli import main; from agent.core.trace import spans\n"
+        "import sys; from agent.process.main import main; from agent.core.trace import spans\n"
         "with spans.exporting({'OTEL_SERVICE_NAME': 'x'}, 'a', print):\n"
         "    spans.event(None); spans.run_ended('done', None)\n"
         "loaded = [m for m in sys.modules if m.startswith(('opentelemetry.sdk', "

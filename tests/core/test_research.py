@@ -17,7 +17,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from agent.cli import session_environment
 from agent.control.replay import _surface as replay_surface
 from agent.control.trace_compare import SessionRecord
 from agent.core.log import AgentLog
@@ -31,6 +30,7 @@ from agent.core.session.session import SessionConfig
 from agent.core.session.tools import SessionReports
 from agent.core.session.toolset import SURFACES, ToolSurface, with_research
 from agent.core.session.trace_session import kind_of
+from agent.process.main import session_environment
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState
 from common.schemas.budget import Budgets

@@ -130,7 +130,7 @@ async def test_a_tool_the_cli_does_not_have_fails_the_session_naming_it(
 async def test_every_demo_session_is_direct_and_its_first_request_at_most_30_kb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The gates and the model's Bash find pytest in this interpreter's folder, as in agent.cli.
+    # The gates and the model's Bash find pytest in this interpreter's folder, as in agent.process.
     monkeypatch.setenv(
         "PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
     )

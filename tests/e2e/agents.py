@@ -34,10 +34,10 @@ def demo_workspace(auto_accept: bool) -> tuple[AgentSpec, WorkspaceFiles]:
 
 
 def start_agent(files: WorkspaceFiles) -> subprocess.Popen[bytes]:
-    """``python -m agent.cli`` as the daemon starts it (own session, output to a log)."""
+    """``python -m agent.process`` as the daemon starts it (own session, output to a log)."""
     log = (files.logs / "e2e.log").open("ab")
     return subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+        [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
         cwd=REPO,
         stdout=log,
         stderr=subprocess.STDOUT,

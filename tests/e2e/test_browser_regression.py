@@ -73,7 +73,7 @@ async def test_a_check_the_served_app_fails_now_stops_at_regression_approval() -
     files = WorkspaceFiles(prepare_workspace(spec.model_copy(update={"playbook": playbook})))
     with (files.logs / "e2e.log").open("ab") as log:
         agent = subprocess.Popen(
-            [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+            [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
             cwd=REPO,
             env=dict(os.environ),
             stdout=log,

@@ -49,7 +49,7 @@ def start_priced_agent(files: WorkspaceFiles, gateway: str) -> subprocess.Popen[
     log = (files.logs / "e2e.log").open("ab")
     env = {**os.environ, "ANTHROPIC_BASE_URL": gateway, "ANTHROPIC_API_KEY": "sk-test-dummy"}
     return subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+        [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
         cwd=REPO,
         env=env,
         stdout=log,

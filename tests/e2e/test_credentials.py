@@ -103,7 +103,7 @@ def test_the_clients_key_reaches_the_endpoint_and_no_environ(
 
     probed = json.loads(seen_file.read_text())
     commands = [" ".join(process["cmdline"]) for process in probed["processes"]]
-    for program in ("agent.daemon", "agent.cli", "/claude --output-format", LAUNCHER):
+    for program in ("agent.daemon", "agent.process", "/claude --output-format", LAUNCHER):
         assert any(program in command for command in commands), (program, commands)
     for process in probed["processes"]:
         assert KEY not in process["environ"], process["cmdline"]

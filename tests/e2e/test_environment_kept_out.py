@@ -50,7 +50,7 @@ def test_the_persons_secrets_stay_outside_the_sessions() -> None:
     environ = {**os.environ, "AWS_SECRET_ACCESS_KEY": SECRET, "CALC_MODE": "kept-e2v"}
     with (files.logs / "e2e.log").open("ab") as log:
         agent = subprocess.run(
-            [sys.executable, "-P", "-m", "agent.cli", "--workspace", str(files.root)],
+            [sys.executable, "-P", "-m", "agent.process", "--workspace", str(files.root)],
             cwd=REPO,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -146,7 +146,7 @@ def test_pip_install_then_the_demo_runs_from_the_install(scratch: Path) -> None:
     )
 
     # An eval case from the installed suite: its files are package data too, and its agent
-    # (``python -m agent.cli``, no daemon) imports the harness from the install alone.
+    # (``python -m agent.process``, no daemon) imports the harness from the install alone.
     evaluated = run(
         [harness, "eval", "--embedded-only", "--case", "py-fizzbuzz", "--work", "work"],
         cwd=cwd,

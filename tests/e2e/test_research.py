@@ -62,7 +62,7 @@ def test_enrichment_cites_what_the_research_stand_ins_returned() -> None:
     files = WorkspaceFiles(prepare_workspace(spec))
     log = (files.logs / "e2e.log").open("ab")
     agent = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+        [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
         cwd=REPO,
         # The agent re-execs itself with the key in a pipe instead (as the daemon hands it).
         env={

@@ -58,7 +58,7 @@ def run_web_demo(
     log = (files.logs / "e2e.log").open("ab")
     started = time.monotonic()
     agent = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+        [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
         cwd=REPO,
         env={**os.environ, **environ},
         stdout=log,

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.procfs import cmdline_of, environ_of, parent_of, process_tree
 
-HARNESS_MODULES = ("agent.daemon", "agent.cli")
+HARNESS_MODULES = ("agent.daemon", "agent.process")
 
 
 def outermost_harness_process() -> int:

@@ -125,11 +125,12 @@ def assert_no_environ_held_a_secret(project: Path, token: str, *expected: str) -
 
 
 def run_agent(files: WorkspaceFiles, target: GitLabTarget, timeout: float = 150.0) -> int:
-    """``python -m agent.cli`` started by hand, GitLab settings (and token) in its environment."""
+    """``python -m agent.process`` started by hand, GitLab settings (and token) in its
+    environment."""
     env = {**os.environ, **target.environment(), "GITLAB_TIMEOUT": str(AGENT_TIMEOUT)}
     with (files.logs / "e2e.log").open("ab") as log:
         agent = subprocess.run(
-            [sys.executable, "-m", "agent.cli", "--workspace", str(files.root)],
+            [sys.executable, "-m", "agent.process", "--workspace", str(files.root)],
             cwd=REPO,
             env=env,
             stdout=log,
@@ -252,7 +253,7 @@ async def test_demo_with_30_percent_of_requests_faulted_ends_with_one_of_everyth
     assert_no_environ_held_a_secret(
         spec.project_dir,
         target.token,
-        f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
+        f"agent.process --workspace {files.root} {SECRETS_FD_OPTION}",
         "agent.model",
         CLAUDE_CLI,
     )
@@ -293,7 +294,7 @@ async def test_through_a_daemon_started_with_the_token_no_process_environ_shows_
         spec.project_dir,
         target.token,
         f"agent.daemon {SECRETS_FD_OPTION}",
-        f"agent.cli --workspace {files.root} {SECRETS_FD_OPTION}",
+        f"agent.process --workspace {files.root} {SECRETS_FD_OPTION}",
         "agent.model",
         CLAUDE_CLI,
     )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.cli import embedded_name
 from agent.core.session.session_log import init_line
 from agent.model.playbook import DEMO_PLAYBOOK
+from agent.process.model_access import embedded_name
 
 
 def test_the_demo_playbook_is_named_as_such() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.assets import asset_path
-from agent.cli import playbook_refusal
 from agent.model.playbook import DEMO_PLAYBOOK, ONLY_THE_DEMO
+from agent.process.model_access import playbook_refusal
 
 
 def test_the_demo_playbook_takes_the_demo_spec_and_refuses_any_other() -> None:

@@ -26,7 +26,7 @@ def test_no_module_outside_tui_imports_textual() -> None:
 
 def test_importing_the_daemon_agent_and_tui_services_does_not_import_textual() -> None:
     code = (
-        "import sys, agent.daemon.__main__, agent.cli, agent.control.main, "
+        "import sys, agent.daemon.__main__, agent.process.main, agent.control.main, "
         "tui.services.link, tui.services.pending, tui.services.decide, "
         "tui.services.log_tail, tui.services.git_status, tui.services.diff_pager; "
         "sys.exit('textual' in sys.modules)"

@@ -525,7 +525,7 @@ async def _model_warnings(run: Run) -> list[str]:
     """Probe the model endpoint (one cheap request through the agent's proxy).
 
     The credentials were checked before the agent started (client, daemon and
-    ``agent.cli``); this finds out whether the endpoint answers and accepts them.
+    ``agent.process``); this finds out whether the endpoint answers and accepts them.
 
     Raises:
         ModelEndpointError: unreachable, or the credentials were refused.

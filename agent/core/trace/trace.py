@@ -1,6 +1,6 @@
 """The agent's trace: an append-only JSONL file of :mod:`common.schemas.trace` events.
 
-One tracer per agent process, opened by :mod:`agent.cli` on the workspace's
+One tracer per agent process, opened by :mod:`agent.process` on the workspace's
 ``trace.jsonl``; the hook points (session, model proxy, hooks, gates, commits,
 checkpoints) call :func:`emit` and need not be handed a tracer. With no tracer
 open (unit tests, a replay's own run without one) :func:`emit` records nothing.
