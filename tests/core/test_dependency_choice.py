@@ -11,7 +11,7 @@ import pytest
 
 from agent.core.session.tools import SessionReports
 from agent.core.session.toolset import surface_for
-from agent.core.stages.initializer import approved_drafts
+from agent.core.stages.spec_to_issues import approved_drafts
 from common import decision_mac
 from common.errors import CheckpointError
 from common.schemas.checkpoint import (
@@ -187,7 +187,7 @@ def test_a_blocked_issue_cannot_be_chosen_at_issue_selection() -> None:
 
 
 def test_an_enrichment_session_sees_what_each_issue_depends_on() -> None:
-    from agent.core.stages.initializer import _listed
+    from agent.core.stages.issue_enrichment import _listed
 
     first = TrackedIssue(iid=1, title="Add half", description="d")
     third = TrackedIssue(iid=3, title="Add quarter", description="d", depends_on=[1, 2])

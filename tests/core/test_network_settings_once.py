@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from agent.core.stages.initializer import project_verification
+from agent.core.stages.project_verification import project_verification
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.workspace import answer, checkpoints

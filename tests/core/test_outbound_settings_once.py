@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from agent.core.stages.initializer import project_verification
+from agent.core.stages.project_verification import project_verification
 from common.schemas.agent_state import Phase
 from common.schemas.checkpoint import ProjectVerificationCheckpoint
 from common.workspace import answer, checkpoints

@@ -30,7 +30,7 @@ from agent.core.run.webhook import (
     resolve,
     shown_url,
 )
-from agent.core.stages.initializer import project_verification
+from agent.core.stages.project_verification import project_verification
 from common import decision_mac, web_link
 from common.schemas.checkpoint import (
     Checkpoint,

@@ -5,7 +5,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from agent.core.run.orchestrator import Run
-from agent.core.stages import closure, coding, initializer, merge_request, parallel, regression
+from agent.core.stages import (
+    closure,
+    coding,
+    create_branch,
+    issue_enrichment,
+    merge_request,
+    parallel,
+    project_verification,
+    regression,
+    selection,
+    spec_to_issues,
+)
 from common.schemas.agent_state import Phase
 
 Handler = Callable[[Run], Awaitable[None]]
@@ -16,14 +27,14 @@ async def issue_selection(run: Run) -> None:
     if run.spec.parallel > 1:
         await parallel.issue_slots(run)
     else:
-        await coding.issue_selection(run)
+        await selection.issue_selection(run)
 
 
 HANDLERS: dict[Phase, Handler] = {
-    Phase.PROJECT_VERIFICATION: initializer.project_verification,
-    Phase.SPEC_TO_ISSUES: initializer.spec_to_issues,
-    Phase.ISSUE_ENRICHMENT: initializer.issue_enrichment,
-    Phase.CREATE_BRANCH: initializer.create_branch,
+    Phase.PROJECT_VERIFICATION: project_verification.project_verification,
+    Phase.SPEC_TO_ISSUES: spec_to_issues.spec_to_issues,
+    Phase.ISSUE_ENRICHMENT: issue_enrichment.issue_enrichment,
+    Phase.CREATE_BRANCH: create_branch.create_branch,
     Phase.ISSUE_SELECTION: issue_selection,
     Phase.CODING: coding.coding_session,
     Phase.REGRESSION_APPROVAL: regression.regression_approval,

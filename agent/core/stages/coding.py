@@ -1,4 +1,4 @@
-"""CODING: pick an issue, one session per issue, gates and commit, review, close.
+"""CODING: one session on the selected issue, then the gates, the commit and the verdict.
 
 Whether an issue is done is decided here: the model's report counts only together
 with a commit and a passing test suite run by the harness.
@@ -15,25 +15,18 @@ from agent.core import faultpoints
 from agent.core.gates.gates import blocking_failures, failing_checks, fewer_passing, newly_failing
 from agent.core.git import agit, commits, unapplied
 from agent.core.issue.seat import Seat
-from agent.core.run.desk import StopRun
 from agent.core.run.orchestrator import Run
 from agent.core.session import prompts, session_limits
 from agent.core.session.tools import Handoff, SessionReports
 from agent.core.stages import browser_check, budget, held_files
-from agent.core.stages.aside import SET_ASIDE_LABEL, set_aside
+from agent.core.stages.aside import set_aside
 from agent.core.stages.gated import gate_session
-from agent.core.stages.selection import selection_checkpoint
+from agent.core.stages.selection import check_iteration_budget
 from agent.core.trace import trace
 from agent.core.words import model_words
-from common import dependencies
 from common.errors import GitError
 from common.inert_markdown import quoted
 from common.schemas.agent_state import AgentState, Phase
-from common.schemas.checkpoint import (
-    Checkpoint,
-    CheckpointType,
-    SelectionDecision,
-)
 from common.schemas.gates import GateRefusal, TestRun
 from common.schemas.issue_work import IssueWork
 from common.schemas.issues import TrackedIssue
@@ -44,65 +37,6 @@ FEEDBACK_OUTPUT_LINES = 15
 UNAPPLIED_SHOWN = 160
 """Most characters of git's refusal (its end: git's own words come after the command) in the
 line that sets an unapplied verdict aside."""
-
-
-async def issue_selection(run: Run) -> None:
-    """Recommend the next open issue; with none left, move to the MR stage."""
-    issues = await run.tracker.list_issues()
-    if await set_aside_stuck(run, issues):
-        issues = await run.tracker.list_issues()
-    found = dependencies.readiness(issues)
-    open_issues = [issue for issue in issues if issue.iid in found.ready]
-    closed = sum(1 for issue in issues if issue.state == "closed")
-    if not open_issues or run.state.wrap_up:
-        to_merge_request(run, closed, len(issues) - closed)
-        return
-    _check_iteration_budget(run)
-    if await budget.guard(run) == "wrap_up":
-        to_merge_request(run, closed, len(issues) - closed)
-        return
-    in_progress = [i.iid for i in open_issues if "in-progress" in i.labels]
-    recommended = in_progress[0] if in_progress else open_issues[0].iid
-
-    async def build(checkpoint_id: str) -> Checkpoint:
-        return selection_checkpoint(checkpoint_id, issues, open_issues, recommended)
-
-    checkpoint = await run.desk.ask(CheckpointType.ISSUE_SELECTION, build)
-    decision = checkpoint.decision
-    assert isinstance(decision, SelectionDecision)
-    if not decision.approved or decision.issue_iid is None:
-        raise run.desk.pause(checkpoint)
-    iid = decision.issue_iid
-    await run.tracker.update_issue(iid, add_labels=("in-progress",))
-    faultpoints.reached("issue_selection.labelled")
-    started = run.state.issue
-    # An issue already started keeps its work, and its baseline: its own work must not
-    # become "before".
-    work = started if started is not None and started.iid == iid else IssueWork(iid=iid)
-    baseline = work.baseline if work.baseline is not None else await run.tests()
-    with run.store.moving(Phase.CODING, f"issue #{iid}") as state:
-        work = work.model_copy(deep=True)
-        work.baseline = baseline
-        work.feedback = None
-        work.done_summary = None
-        state.issue = work
-
-
-async def set_aside_stuck(run: Run, issues: list[TrackedIssue]) -> bool:
-    """Set aside each open issue that depends (perhaps through others) on one set aside:
-    nobody will close its dependency, so waiting for it would never end. It gets the
-    ``needs-human`` label and a note saying which dependency; a person who removes the
-    labels gives both another chance. Whether any was set aside."""
-    found = dependencies.readiness(issues)
-    for iid, on in found.stuck.items():
-        why = dependencies.stuck_reason(iid, on, issues)
-        await run.tracker.add_note(iid, "comment", f"## Set aside for a person\n{why}.")
-        await run.tracker.update_issue(iid, add_labels=(SET_ASIDE_LABEL,))
-        run.log(f"issue #{iid} set aside ({SET_ASIDE_LABEL}): {why}")
-        if iid not in run.state.set_aside:
-            with run.store.editing() as state:
-                state.set_aside = [*state.set_aside, iid]
-    return bool(found.stuck)
 
 
 async def coding_session(run: Run, seat: Seat | None = None) -> None:
@@ -127,7 +61,7 @@ async def coding_session(run: Run, seat: Seat | None = None) -> None:
     if work.sessions >= limit:
         await set_aside(run, iid, f"issue #{iid} is not done after {limit} session(s)", seat)
         return
-    _check_iteration_budget(run)
+    check_iteration_budget(run)
     if await budget.guard(run) == "wrap_up":
         await _wrap_up(run, seat)
         return
@@ -489,23 +423,6 @@ def _turns_handoff(iid: int, turns: int, files: list[str]) -> Handoff:
     )
 
 
-def to_merge_request(run: Run, closed: int, left: int) -> None:
-    """No issue left to work on (or a person chose to wrap up): on to the MR stage.
-
-    The run fails only when nothing was finished: every issue set aside.
-    """
-    aside = run.state.set_aside
-    if closed == 0 and left > 0:
-        which = ", ".join(f"#{iid}" for iid in aside) or "none"
-        reason = f"no issue was finished: {left} left open (set aside: {which})"
-        run.store.fail(reason)
-        return
-    reason = "every issue is closed" if not aside else f"{len(aside)} issue(s) set aside"
-    if run.state.wrap_up:
-        reason = "a budget was reached: on to the merge request with what is done"
-    run.store.move(Phase.MR_PHASE_TRANSITION, reason)
-
-
 async def _wrap_up(run: Run, seat: Seat) -> None:
     """A budget's "go to the MR": set the started issue aside, leave an untouched one open."""
     work = seat.work()
@@ -515,12 +432,6 @@ async def _wrap_up(run: Run, seat: Seat) -> None:
         return
     await run.tracker.update_issue(iid, remove_labels=("in-progress",))
     seat.leave("a budget was reached")
-
-
-def _check_iteration_budget(run: Run) -> None:
-    limit = run.spec.max_iterations
-    if limit is not None and run.sessions_this_run >= limit:
-        raise StopRun(f"max_iterations ({limit}) reached; `harness resume` continues")
 
 
 def _handoff_note(last: str, handoff: Handoff, files: list[str]) -> str:

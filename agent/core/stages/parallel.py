@@ -46,7 +46,7 @@ async def issue_slots(run: Run) -> None:
     try:
         while True:
             issues = await run.tracker.list_issues()
-            if await coding.set_aside_stuck(run, issues):
+            if await selection.set_aside_stuck(run, issues):
                 issues = await run.tracker.list_issues()
             for iid in run.state.slots():  # a resumed agent's slots first
                 if iid not in tasks:
@@ -73,7 +73,7 @@ async def issue_slots(run: Run) -> None:
         raise
     issues = await run.tracker.list_issues()
     closed = sum(1 for issue in issues if issue.state == "closed")
-    coding.to_merge_request(run, closed, len(issues) - closed)
+    selection.to_merge_request(run, closed, len(issues) - closed)
 
 
 async def work_slot(run: Run, iid: int, merge_lock: asyncio.Lock) -> None:
