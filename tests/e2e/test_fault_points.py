@@ -1,8 +1,12 @@
 """Killed at every boundary between a side effect and the state write that records it.
 
-For each fault point of :mod:`agent.core.faultpoints`, a demo agent (auto-accept)
-SIGKILLs itself there; started again, it must reach DONE with exactly one ``feat``
-commit per issue, each issue closed once with one closure note, and one merge request.
+At each fault point of :mod:`agent.core.faultpoints`, a demo agent (auto-accept)
+SIGKILLs itself; started again, it goes on. The points are tried in chains, one demo
+run per stage of the workflow (the Initializer, an issue, the merge request): the run is
+killed at the chain's first point, started again and killed at the next, and so on;
+started once more, it must reach DONE with exactly one ``feat`` commit per issue, each
+issue closed once with one closure note, and one merge request. Every point is still
+killed at and resumed from, a run's worth of time instead of one run per point.
 The demo's sessions leave no handoff, so the point after a handoff note is tried on a
 run whose first session runs out of turns.
 """
@@ -42,14 +46,34 @@ IN_THE_DEMO = [
 ]
 
 
-@pytest.mark.parametrize("point", IN_THE_DEMO)
-def test_killed_at_a_step_boundary_the_agent_resumes_to_done_exactly_once(
-    point: str, monkeypatch: pytest.MonkeyPatch
+STAGES: dict[str, tuple[str, ...]] = {
+    "initializer": ("project_verification", "spec_to_issues", "issue_enrichment", "create_branch"),
+    "issue": ("issue_selection", "coding", "issue_closure"),
+    "merge_request": ("mr_phase_transition", "mr_review", "mr_create"),
+}
+"""The phases of each chain, in the workflow's order."""
+
+
+def chain(stage: str) -> list[str]:
+    """The demo's points in ``stage``'s phases, in the order a run reaches them
+    (:data:`POINTS` is in the workflow's order)."""
+    return [point for point in IN_THE_DEMO if point.split(".")[0] in STAGES[stage]]
+
+
+def test_the_chains_hold_every_point_of_the_demo_once() -> None:
+    chained = [point for stage in STAGES for point in chain(stage)]
+    assert chained == IN_THE_DEMO
+
+
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_killed_at_each_step_boundary_in_turn_the_agent_resumes_to_done_exactly_once(
+    stage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec, files = demo_workspace(auto_accept=True)
-    monkeypatch.setenv(VARIABLE, point)
-    killed = finish(start_agent(files), timeout=180)
-    assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
+    for point in chain(stage):
+        monkeypatch.setenv(VARIABLE, point)
+        killed = finish(start_agent(files), timeout=180)
+        assert killed == -9, f"{point} was not reached (exit {killed}):\n{log_text(files)}"
 
     monkeypatch.delenv(VARIABLE)
     assert finish(start_agent(files), timeout=180) == 0, log_text(files)
