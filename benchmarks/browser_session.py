@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.control.demo import WEB, prepare_demo
+from agent.frontend.demo import WEB, prepare_demo
 from common.paths import WorkspaceFiles
 from common.workspace.setup import prepare_workspace
 

@@ -24,10 +24,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.core.gates import gate_writes, gates
 from agent.core.gates.gate_runs import GateRunner
 from agent.core.log import AgentLog
+from agent.frontend.demo import prepare_demo
 from agent.sandbox import overlay
 from agent.sandbox.binary import find_bwrap
 from agent.sandbox.launcher import session_sandbox

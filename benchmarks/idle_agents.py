@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.demo import prepare_demo
 from common.schemas.protocol import AgentInfo
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

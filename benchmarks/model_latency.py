@@ -28,8 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.demo_env import CACHE_VARIABLE, env_cache
+from agent.frontend.demo import prepare_demo
 from agent.model.recording import RECORD_ENV, read_records
 from agent.model.server import parse_latency
 from common.workspace import git

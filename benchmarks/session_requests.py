@@ -24,7 +24,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
 from agent.core.run.orchestrator import Run
 from agent.core.runner import run_to_end
@@ -32,6 +31,7 @@ from agent.core.session.result import SessionResult
 from agent.core.session.session import SessionConfig, run_session
 from agent.core.session.tools import SessionReports
 from agent.core.session.toolset import ToolSurface
+from agent.frontend.demo import prepare_demo
 from agent.model.launcher import LocalModel
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RECORD_ENV, read_records

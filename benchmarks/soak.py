@@ -30,9 +30,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.errors import HarnessError
 from common.paths import WorkspaceFiles

@@ -35,9 +35,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.daemon.client import DaemonClient
 from agent.demo_env import CACHE_VARIABLE, env_cache
+from agent.frontend.demo import prepare_demo
 from benchmarks.tui_latency import launch_times
 from common.paths import WorkspaceFiles
 from common.schemas.protocol import AgentInfo

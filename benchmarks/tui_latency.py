@@ -36,9 +36,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.demo import prepare_demo
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import MrPhaseTransitionCheckpoint, MrPhaseTransitionContext

@@ -22,8 +22,10 @@ The layers, from the bottom:
    and the floors below it, never a room beside or above it.
 6. What runs the core: the agent process (``agent.process``; ``agent.cli`` its old name)
    and the eval suite.
-7. The ``harness`` CLI (``agent.control``).
-8. The TUI, which uses the CLI's decision and spec paths (one path for both).
+7. What the two front ends share (``agent.frontend``): the batch of specs, the demo, the
+   slot lines.
+8. The front ends, peers: the ``harness`` CLI (``agent.control``) and the TUI; neither
+   imports the other.
 
 Besides the layers: the TUI, the daemon and the trackers never reach into
 ``agent.core``; neither the core nor the TUI knows the embedded model (what only the
@@ -51,8 +53,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent.sandbox",),
     ("agent.core",),
     ("agent.cli", "agent.process", "agent.eval"),
-    ("agent.control",),
-    ("tui",),
+    ("agent.frontend",),
+    ("agent.control", "tui"),
 )
 """The layers from the bottom; a module belongs to the longest name that prefixes it."""
 
@@ -117,7 +119,7 @@ def test_every_import_stays_in_its_layer_or_below() -> None:
         (
             "agent.eval.synthetic",
             "async def later() -> None:\n    import agent.control.main\n",
-            "agent.eval.synthetic:2 imports agent.control.main (layer 7 above 6)",
+            "agent.eval.synthetic:2 imports agent.control.main (layer 8 above 6)",
         ),
         (
             "agent.daemon.synthetic",
@@ -127,7 +129,7 @@ def test_every_import_stays_in_its_layer_or_below() -> None:
         (
             "agent.core.stages.synthetic",
             "def later() -> None:\n    from ...control import main\n",
-            "agent.core.stages.synthetic:2 imports agent.control.main (layer 7 above 5)",
+            "agent.core.stages.synthetic:2 imports agent.control.main (layer 8 above 5)",
         ),
         (
             "agent.sandbox.synthetic",
@@ -161,6 +163,8 @@ KEPT_APART: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "agent.core",
         "they stand on the workspace protocol, not the core",
     ),
+    (("tui",), "agent.control", "the front ends are peers on agent.frontend"),
+    (("agent.control",), "tui", "the front ends are peers on agent.frontend"),
     (
         ("agent.core", "agent.sandbox", "tui"),
         "agent.model",

@@ -7,7 +7,7 @@ name) is escaped before it is shown.
 
 from __future__ import annotations
 
-from agent.control.slot_lines import list_tag
+from agent.frontend.slot_lines import list_tag
 from common.schemas.auto_accept import AutoAcceptRules
 from common.schemas.coverage import gaps_line
 from common.schemas.daemon_state import AgentStatus

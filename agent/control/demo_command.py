@@ -10,7 +10,10 @@ import tempfile
 from pathlib import Path
 
 from agent.control import follow
-from agent.control.demo import (
+from agent.control.launch import start_agents
+from agent.daemon import lifecycle
+from agent.daemon.client import DaemonClient
+from agent.frontend.demo import (
     TEXTKIT,
     WEB,
     attach_gitlab,
@@ -19,9 +22,6 @@ from agent.control.demo import (
     local_gitlab,
     prepare_demo,
 )
-from agent.control.launch import start_agents
-from agent.daemon import lifecycle
-from agent.daemon.client import DaemonClient
 from agent.model.playbook import IGNORES_FEEDBACK
 from agent.tracker.factory import TOKEN_VARIABLE
 from common.atomic import read_model_or_none

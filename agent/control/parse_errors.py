@@ -9,19 +9,14 @@ usage is one ``--help`` away. Standard library only: every command pays for this
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
+from agent.frontend.suggestion import suggestion
+
 #: argparse's exit status for a usage error, kept: scripts tell it from a failure (1).
 USAGE_STATUS = 2
-
-
-def suggestion(typed: str, choices: Iterable[str]) -> str | None:
-    """The choice ``typed`` most likely meant (``lsit`` → ``list``), ``None`` for none close."""
-    close = difflib.get_close_matches(typed, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def invalid_choice(prog: str, typed: str, choices: Iterable[str], *, command: bool) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from agent.control.launch import start_agents
-from agent.control.specs import parse_specs, with_model_latency, with_parallel
+from agent.frontend.specs import parse_specs, with_model_latency, with_parallel
 from common.schemas.auto_accept import AutoAcceptRules
 
 

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 from agent.control.agent_info import agent_info
 from agent.control.agent_lines import exit_text, one_line, progress, status_table
 from agent.control.json_output import agent_json, dumps, status_json
-from agent.control.slot_lines import status_lines
 from agent.core.policy.audit import read_counts, status_line
 from agent.core.words import security_counts
 from agent.daemon.client import DaemonClient
+from agent.frontend.slot_lines import status_lines
 from common.atomic import read_model_or_none
 from common.errors import StateFileError
 from common.paths import WorkspaceFiles

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent.control.specs import parse_specs
+from agent.frontend.specs import parse_specs
 from common.errors import SpecError
 from common.schemas.spec import MAX_MODEL_LATENCY_S, AgentSpec
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.control.main import main
-from agent.control.specs import parse_specs, with_model_latency
 from agent.daemon import lifecycle
+from agent.frontend.specs import parse_specs, with_model_latency
 from common.errors import SpecError
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.control.main import main
-from agent.control.specs import parse_specs, with_parallel
 from agent.daemon import lifecycle
+from agent.frontend.specs import parse_specs, with_parallel
 from common.errors import SpecError
 from common.schemas.spec import MAX_PARALLEL
 

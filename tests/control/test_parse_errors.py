@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from agent.control.parse_errors import invalid_choice, suggestion
+from agent.control.parse_errors import invalid_choice
+from agent.frontend.suggestion import suggestion
 from tests.e2e.agents import REPO
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agent.control.agent_lines import one_line
-from agent.control.slot_lines import list_tag, since, status_lines
 from agent.daemon.agent_view import _slots, build_agent_info
+from agent.frontend.slot_lines import list_tag, since, status_lines
 from common.atomic import write_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent.control.specs import parse_specs
+from agent.frontend.specs import parse_specs
 from common.errors import SpecError
 
 BASE = {"spec_file": "/s.md", "project_dir": "/p", "target_branch": "main"}

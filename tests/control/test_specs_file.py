@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.specs import parse_specs
+from agent.frontend.specs import parse_specs
 from common.errors import SpecError
 
 

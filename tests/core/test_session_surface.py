@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.core.log import AgentLog
 from agent.core.session import prompts
 from agent.core.session.session import SessionConfig, run_session
 from agent.core.session.tools import SessionReports
 from agent.core.session.toolset import ToolSurface, surface_for
+from agent.frontend.demo import prepare_demo
 from agent.model import PlaybookServer, load_playbook
 from agent.model.playbook import DEMO_PLAYBOOK
 from agent.model.recording import RequestRecorder

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from watchfiles import awatch
 
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model, read_model_or_none
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

@@ -14,7 +14,7 @@ import pytest
 from watchfiles import awatch
 
 from agent.control.agent_lines import LEGEND
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.workspace import checkpoints

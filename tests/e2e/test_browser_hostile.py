@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import WEB
 from agent.core.browser.screenshots import png_size
 from agent.core.trace.trace import trace_path
+from agent.frontend.demo import WEB
 from common.atomic import read_model
 from common.schemas.agent_state import AgentState, Phase
 from tests.core.research_stand_ins import StandIn, searxng

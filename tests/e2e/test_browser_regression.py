@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import WEB, prepare_demo
+from agent.frontend.demo import WEB, prepare_demo
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import CheckpointType, RegressionApprovalCheckpoint
 from common.workspace.setup import prepare_workspace

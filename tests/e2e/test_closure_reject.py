@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from agent.model.playbook import DEMO_PLAYBOOK
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import IssueClosureCheckpoint

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts
 from agent.core.trace.trace import read_trace, trace_path
+from agent.frontend.demo import prepare_demo
 from agent.model.playbook import DEMO_PLAYBOOK, load_playbook
 from agent.model.server import PlaybookServer
 from common.atomic import read_model

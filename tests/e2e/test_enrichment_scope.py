@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.core.faultpoints import VARIABLE
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts
 from agent.core.trace.trace import trace_path
+from agent.frontend.demo import prepare_demo
 from agent.model.playbook import DEMO_PLAYBOOK
 from common.atomic import read_model
 from common.paths import WorkspaceFiles

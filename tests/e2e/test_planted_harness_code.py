@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from common.paths import WorkspaceFiles
 from tests.common.test_harness_code import plant_packages
 from tests.e2e.agents import REPO, assert_demo_done_once

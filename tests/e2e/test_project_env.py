@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.daemon.agent_view import exit_state
 from agent.demo_env import ensure_demo_env
+from agent.frontend.demo import prepare_demo
 from agent.model.playbook import ONLY_THE_DEMO
 from common.atomic import read_model
 from common.paths import WorkspaceFiles

@@ -76,11 +76,11 @@ from typing import Any
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.core.policy.audit import read_counts, summarize
 from agent.core.trace.trace import read_trace, trace_path
 from agent.daemon.lifecycle import start_daemon, stop_daemon
 from agent.daemon.peer_rules import REFUSAL_MESSAGE
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

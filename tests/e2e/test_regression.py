@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.errors import CheckpointError
 from common.paths import WorkspaceFiles

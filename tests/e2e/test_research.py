@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from agent.assets import asset_path
-from agent.control.demo import prepare_demo
 from agent.core.trace.trace import trace_path
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.milestone import FileMilestone

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles, numbered_workspace
 from common.schemas.agent_state import AgentState, Phase

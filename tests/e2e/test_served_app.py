@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import WEB, prepare_demo
+from agent.frontend.demo import WEB, prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from watchfiles import awatch
 
-from agent.control.demo import DEMO_DIR, prepare_demo
+from agent.frontend.demo import DEMO_DIR, prepare_demo
 from common.paths import WorkspaceFiles
 from common.schemas.checkpoint import Checkpoint, CheckpointType
 from common.untrusted_text import MODEL_MARK

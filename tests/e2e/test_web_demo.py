@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import WEB, prepare_demo
 from agent.core.browser.install import BrowserUnavailable, ensure_installed
 from agent.core.browser.screenshots import png_size
 from agent.core.trace.trace import trace_path
+from agent.frontend.demo import WEB, prepare_demo
 from common.atomic import read_model
 from common.paths import WorkspaceFiles
 from common.schemas.agent_state import AgentState, Phase

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from agent.assets import asset_path
-from agent.control.demo import GitLabTarget, attach_local_gitlab, prepare_demo
 from agent.control.follow import wait_until_finished
 from agent.daemon.client import DaemonClient
 from agent.daemon.lifecycle import stop_daemon
+from agent.frontend.demo import GitLabTarget, attach_local_gitlab, prepare_demo
 from agent.gitlab_local.faults import FaultPlan
 from agent.gitlab_local.server import LocalGitLab
 from agent.tracker.gitlab import split_marker

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import attach_local_gitlab
+from agent.frontend.demo import attach_local_gitlab
 from agent.gitlab_local.server import LocalGitLab
 from agent.tracker.gitlab import split_marker
 from common.atomic import read_model

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import attach_local_gitlab
+from agent.frontend.demo import attach_local_gitlab
 from agent.gitlab_local.server import LocalGitLab
 from common.atomic import read_model
 from common.paths import WorkspaceFiles

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.control.agent_lines import one_line
-from agent.control.demo import prepare_demo
+from agent.frontend.demo import prepare_demo
 from agent.process.main import session_environment
 from agent.sandbox.binary import BWRAP_VARIABLE, find_bwrap, probe
 from common.atomic import read_model_or_none

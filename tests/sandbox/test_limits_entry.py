@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.specs import parse_specs
+from agent.frontend.specs import parse_specs
 from agent.sandbox.cgroups import AgentGroups
 from agent.sandbox.limits import CODE_ROOT, Entry, machine_limits, read_report, shown_kb
 from common.errors import SpecError

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.demo import prepare_demo
 from common.schemas.protocol import AgentInfo
 from common.schemas.spec import AgentSpec
 from tui.services.pending import LIVE

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.control.demo import prepare_demo
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.demo import prepare_demo
 from common.paths import WorkspaceFiles, harness_home
 from common.schemas.spec import AgentSpec
 from common.workspace import checkpoints

@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Tree
 
-from agent.control.demo import prepare_demo
-from agent.control.demo_spec import plays_demo
+from agent.frontend.demo import prepare_demo
+from agent.frontend.demo_spec import plays_demo
 from common.schemas.spec import AgentSpec
 from tests.tui.conftest import REPO_ROOT
 from tests.tui.helpers import make_app, wait_until

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from agent.control.specs import parse_specs
 from agent.daemon import lifecycle
 from agent.daemon.client import DaemonClient
+from agent.frontend.specs import parse_specs
 from common.credentials import check_credentials, credentials_from
 from common.errors import DaemonError
 from common.paths import daemon_log_path
@@ -34,7 +34,7 @@ def collect_specs(text: str | None, *, demo: bool, auto_accept: bool) -> list[Ag
     if demo:
         # Imported here: the demo's module reaches python-gitlab (its GitLab mode), which
         # would cost every start of the TUI a quarter of a second before its first paint.
-        from agent.control.demo import prepare_demo
+        from agent.frontend.demo import prepare_demo
 
         specs.append(prepare_demo(None, auto_accept))
     if auto_accept:

@@ -41,7 +41,7 @@ def conflicts(count: int) -> str:
 
 def slot_row(slot: SlotInfo, now: datetime, iid_width: int) -> Content:
     """One slot as a row: ``⏸ #3  closure     2m 05s  $0.12  12k/3.4k  …  its title``."""
-    from agent.control.slot_lines import WAITING, since  # builds the protocol's schemas
+    from agent.frontend.slot_lines import WAITING, since  # builds the protocol's schemas
 
     parts: list[Content | str] = [
         Content.styled("⏸ " if slot.waiting else "  ", "bold $warning"),

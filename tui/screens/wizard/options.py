@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static
 
-from agent.control.demo_spec import ONLY_THE_DEMO
+from agent.frontend.demo_spec import ONLY_THE_DEMO
 from common.errors import HarnessError
 from common.schemas.spec import LOCAL_MODEL
 from common.untrusted_text import printable_line

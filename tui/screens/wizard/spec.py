@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static, Tree
 from textual.widgets.directory_tree import DirEntry
 
-from agent.control.demo_spec import plays_demo
+from agent.frontend.demo_spec import plays_demo
 from tui.labels import display_path
 from tui.screens.wizard.base import WizardStep
 from tui.widgets.folder_tree import SpecTree

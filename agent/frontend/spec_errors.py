@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from agent.control.parse_errors import suggestion
+from agent.frontend.suggestion import suggestion
 from common.schemas.checkpoint_type import CheckpointType
 from common.schemas.spec import AgentSpec
 

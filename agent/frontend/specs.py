@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from agent.control.spec_errors import user_message
+from agent.frontend.spec_errors import user_message
 from common.errors import SpecError
 from common.schemas.spec import AgentSpec, SpecList
 
