@@ -48,7 +48,7 @@ else
   fi
 fi
 # One pytest worker more than the cores (the end-to-end tests wait on processes a good
-# part of their time), at most 8; a file's tests share one worker, the Docker tests too (tests/conftest.py).
+# part of their time), at most 8; the slow tests first, the Docker tests in one worker (tests/conftest.py).
 # `-n 0` after the script's name runs every test in one process, one after another.
 workers=$(( $(nproc) + 1 )); [ "$workers" -gt 8 ] && workers=8
 say "then: ruff format --check, ruff check, mypy, pytest ${pytest_args[*]:-(every test)} in $workers workers, the eval report into build/eval-embedded.*"

@@ -31,15 +31,24 @@ TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under xdist (``--dist loadgroup``) a file's tests run in one worker, one after
-    another: many files mark their processes with one nonce per file and look for it, and
-    the Docker tests share one engine, image and container names (one group for all).
-    First among the hooks: xdist's own reads the marks to suffix the node ids, and a mark
-    added after it is silently ignored."""
+    """Under xdist (``--dist loadgroup``) each test goes to whichever worker is free, but
+    the Docker tests, which share one engine, image and container names, run in one
+    worker one after another (one group). First among the hooks: xdist's own reads the
+    marks to suffix the node ids, and a mark added after it is silently ignored.
+
+    The slow tests come first (the Docker group at their head): workers take tests in
+    this order, and a long test taken last would run alone at the end while the other
+    workers idle."""
     for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        group = "docker" if path.startswith("tests/docker/") else path
-        item.add_marker(pytest.mark.xdist_group(group))
+        if item.nodeid.startswith("tests/docker/"):
+            item.add_marker(pytest.mark.xdist_group("docker"))
+
+    def rank(item: pytest.Item) -> int:
+        if item.nodeid.startswith("tests/docker/"):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)  # stable: each rank keeps the collection's order
 
 
 @pytest.fixture(autouse=True)
