@@ -23,7 +23,9 @@ def test_a_glob_bomb_is_denied_quickly(tmp_path: Path) -> None:
 
     verdict = judge_command("ls */*/*/*/*/*/*/*", PolicyContext.for_project(tmp_path))
 
-    assert time.monotonic() - started < 2
+    # Unbounded, this walk is 10^8 paths (about 20 minutes): half a minute tells the two
+    # apart on a loaded machine too (it takes well under a second alone).
+    assert time.monotonic() - started < 30
     assert verdict is not None and "matches too many paths" in verdict
 
 

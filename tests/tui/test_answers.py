@@ -108,7 +108,8 @@ async def test_shift_y_approves(workspace: Path) -> None:
 async def test_a_key_pressed_as_an_auto_opened_dialog_appears_does_not_answer_it(
     workspace: Path,
 ) -> None:
-    settings = TuiSettings(auto_open=True, key_grace_s=1.0)
+    # A grace a loaded machine cannot use up between the dialog appearing and the key.
+    settings = TuiSettings(auto_open=True, key_grace_s=3.0)
     app, link = make_app([agent_info("agent_1", workspace)], settings=settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.running.selected is not None, "the agent")
@@ -122,7 +123,7 @@ async def test_a_key_pressed_as_an_auto_opened_dialog_appears_does_not_answer_it
         await pilot.pause(0.1)
         assert decided(workspace) is None
         assert dialog(app) is not None
-        await pilot.pause(1.0)
+        await pilot.pause(3.0)
         await pilot.press("y")
         await wait_until(pilot, lambda: decided(workspace) is not None, "the decision")
 
