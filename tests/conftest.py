@@ -33,8 +33,9 @@ TEST_TOOLS_CACHE = Path(tempfile.gettempdir()) / "harness-test-tools"
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under xdist (``--dist loadgroup``) each test goes to whichever worker is free, but
     the Docker tests, which share one engine, image and container names, run in one
-    worker one after another (one group). First among the hooks: xdist's own reads the
-    marks to suffix the node ids, and a mark added after it is silently ignored.
+    worker one after another (one group), and so do the tests of a file with a ``NONCE``.
+    First among the hooks: xdist's own reads the marks to suffix the node ids, and a mark
+    added after it is silently ignored.
 
     The slow tests come first (the Docker group at their head): workers take tests in
     this order, and a long test taken last would run alone at the end while the other
@@ -42,6 +43,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith("tests/docker/"):
             item.add_marker(pytest.mark.xdist_group("docker"))
+        elif hasattr(getattr(item, "module", None), "NONCE"):
+            # The file marks its processes with one nonce and looks for what outlived a
+            # test: its other tests, running at the same time elsewhere, would be found.
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
     def rank(item: pytest.Item) -> int:
         if item.nodeid.startswith("tests/docker/"):

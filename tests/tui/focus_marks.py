@@ -43,18 +43,26 @@ def cells(screen: Screen[Any], widget: Widget) -> list[Cell]:
     return found
 
 
+SETTLE_TRIES = 20
+"""How often a widget is measured again while its screen is still being laid out."""
+
+
 async def focus_change(pilot: Pilot[Any], screen: Screen[Any], widget: Widget) -> int:
     """How many cells of ``widget`` change when it loses the focus (to nothing focused).
 
     Focused first: taking the focus scrolls a widget into view, so both drawings show the
     same cells."""
-    screen.set_focus(widget)
-    await pilot.pause()
-    with_focus = cells(screen, widget)
-    screen.set_focus(None)
-    await pilot.pause()
-    without = cells(screen, widget)
-    return sum(a != b for a, b in zip(without, with_focus, strict=True))
+    for _ in range(SETTLE_TRIES):
+        screen.set_focus(widget)
+        await pilot.pause()
+        with_focus = cells(screen, widget)
+        screen.set_focus(None)
+        await pilot.pause()
+        without = cells(screen, widget)
+        if len(without) == len(with_focus):
+            return sum(a != b for a, b in zip(without, with_focus, strict=True))
+        await pilot.pause(0.1)  # still laid out (a loaded machine): measure again
+    raise AssertionError(f"{type(widget).__name__}#{widget.id} never kept its size")
 
 
 async def unseen_focus(pilot: Pilot[Any], screen: Screen[Any]) -> list[str]:
