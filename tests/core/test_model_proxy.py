@@ -10,6 +10,7 @@ import time
 import httpx2
 import pytest
 
+from agent.core.endpoint import model_proxy
 from agent.core.endpoint.model_proxy import (
     DUMMY_KEY,
     OAUTH_BETA,
@@ -143,3 +144,25 @@ def _send_tcp(port: int, data: bytes) -> bytes:
         while chunk := sock.recv(65536):
             received += chunk
         return received
+
+
+async def test_bodies_held_at_once_are_bounded_and_given_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A session's programs sending many large bodies at once (32 connections of 30 MB
+    took 2 GB of the agent, outside the session's limits): past the bound, a 429 the CLI
+    retries; once answered, the bytes are free for the next request."""
+    monkeypatch.setattr(model_proxy, "MAX_HELD_BYTES", 2500)
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "a" * 1000}]}
+    with FakeEndpoint(pause_s=0.5) as endpoint:
+        upstream = Upstream.from_credentials({API_KEY: "sk-real", BASE_URL: endpoint.url})
+        async with ModelProxy(upstream) as url, httpx2.AsyncClient() as client:
+            answers = await asyncio.gather(
+                *(client.post(f"{url}/v1/messages", json=body) for _ in range(3))
+            )
+            later = await client.post(f"{url}/v1/messages", json=body)
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses == [200, 200, 429]
+    refused = next(answer for answer in answers if answer.status_code == 429)
+    assert refused.json()["error"]["type"] == "rate_limit_error"
+    assert later.status_code == 200

@@ -112,12 +112,29 @@ def too_large(limit: int) -> Refusal:
     )
 
 
+def held_too_much(limit: int) -> Refusal:
+    """The answer to a body that would take the requests held at once past ``limit``
+    bytes: the CLI waits and retries a 429, a flood of large bodies from one session's
+    programs is not kept in the agent's memory (outside the session's own limits)."""
+    return Refusal(
+        429,
+        "rate_limit_error",
+        f"the harness's model endpoint holds {limit} bytes of requests already: try again",
+    )
+
+
 def error_answer(refused: Refusal, *, keep_alive: bool, extra_headers: str = "") -> bytes:
     """A whole HTTP/1.1 answer carrying ``refused`` as an Anthropic error body."""
     body = json.dumps(
         {"type": "error", "error": {"type": refused.error_type, "message": refused.message}}
     ).encode()
-    reasons = {403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 413: "Too Large"}
+    reasons = {
+        403: "Forbidden",
+        404: "Not Found",
+        405: "Method Not Allowed",
+        413: "Too Large",
+        429: "Too Many Requests",
+    }
     head = (
         f"HTTP/1.1 {refused.status} {reasons.get(refused.status, 'Refused')}\r\n"
         "content-type: application/json\r\n"

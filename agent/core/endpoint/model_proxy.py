@@ -83,6 +83,9 @@ ENTRANCE_MAX_OPEN = 32
 :data:`agent.sandbox.bridge.MAX_OPEN`): each costs the agent file descriptors."""
 MAX_BODY_BYTES = 32 * 1024 * 1024
 """The Messages API's own request limit (32 MB): a larger body is refused, not buffered."""
+MAX_HELD_BYTES = 2 * MAX_BODY_BYTES
+"""Request bodies held at once, all connections together: 32 connections of 30 MB each
+took 2 GB of the agent's memory (the agent runs outside every session's limits)."""
 
 ErrorKind = Literal["refused", "dns", "unreachable", "timeout", "other"]
 AuthKind = Literal["api_key", "auth_token", "oauth", "none"]
@@ -201,6 +204,7 @@ class ModelProxy:
         self._connections: set[asyncio.Task[None]] = set()
         self.requests = 0
         """How many requests were forwarded (or answered 502)."""
+        self._held = _HeldBytes()
 
     @property
     def url(self) -> str:
@@ -335,18 +339,36 @@ class ModelProxy:
         request = parse_head(head)
         method, target, headers = request.method, request.target, request.headers
         keep_alive = request.header("connection").lower() != "close"
+        held = _Held(self._held)
         try:
-            body = await _read_body(reader, request, MAX_BODY_BYTES)
+            body = await _read_body(reader, request, MAX_BODY_BYTES, held)
         except _TooLarge:
+            held.release()
             await self._refuse(writer, endpoint_rules.too_large(MAX_BODY_BYTES), keep_alive=False)
             return False
+        except _HeldTooMuch:
+            held.release()
+            if self._log is not None:
+                self._log(
+                    f"[endpoint] model endpoint refused a request: {MAX_HELD_BYTES} bytes of "
+                    "requests held already"
+                )
+            await self._refuse(
+                writer, endpoint_rules.held_too_much(MAX_HELD_BYTES), keep_alive=False
+            )
+            return False
+        except BaseException:
+            held.release()
+            raise
         window, refused = self._admit(method, target, via)
         if refused is not None:
+            held.release()
             await self._refuse(writer, refused, keep_alive=keep_alive)
             return keep_alive
         try:
             return await self._forward(method, target, headers, body, window, writer, keep_alive)
         finally:
+            held.release()
             if self.meter is not None and window is not None:
                 self.meter.release(window)
 
@@ -456,11 +478,45 @@ class _TooLarge(Exception):
     """A request body over the limit: answered 413 and the connection closed."""
 
 
-async def _read_body(reader: asyncio.StreamReader, head: RequestHead, limit: int) -> bytes:
-    """The request's body, by its framing (chunked or ``content-length``), at most ``limit``.
+class _HeldTooMuch(Exception):
+    """A body that would take the bytes held at once past :data:`MAX_HELD_BYTES`."""
+
+
+@dataclass
+class _HeldBytes:
+    """The request bodies the proxy holds at once, all connections together."""
+
+    total: int = 0
+
+
+class _Held:
+    """One request's share of :class:`_HeldBytes`: taken before its bytes are read,
+    given back once it is answered (or refused)."""
+
+    def __init__(self, pool: _HeldBytes) -> None:
+        self._pool = pool
+        self._taken = 0
+
+    def take(self, size: int) -> None:
+        if self._pool.total + size > MAX_HELD_BYTES:
+            raise _HeldTooMuch
+        self._pool.total += size
+        self._taken += size
+
+    def release(self) -> None:
+        self._pool.total -= self._taken
+        self._taken = 0
+
+
+async def _read_body(
+    reader: asyncio.StreamReader, head: RequestHead, limit: int, held: _Held
+) -> bytes:
+    """The request's body, by its framing (chunked or ``content-length``), at most ``limit``,
+    its bytes taken from ``held`` before they are read.
 
     Raises:
         _TooLarge: the body is (or announces to be) longer than ``limit``.
+        _HeldTooMuch: the proxy holds too many bytes of other requests to take these.
         BadFraming: a framing open to two readings (:mod:`agent.core.endpoint.request_framing`).
     """
     framing = body_framing(head)
@@ -469,6 +525,7 @@ async def _read_body(reader: asyncio.StreamReader, head: RequestHead, limit: int
         while size := chunk_size(await reader.readuntil(b"\r\n")):
             if len(data) + size > limit:
                 raise _TooLarge
+            held.take(size)
             data += await reader.readexactly(size)
             chunk_end(await reader.readexactly(2))
         while trailer_line(await reader.readuntil(b"\r\n")):
@@ -477,6 +534,7 @@ async def _read_body(reader: asyncio.StreamReader, head: RequestHead, limit: int
     assert isinstance(framing, int)
     if framing > limit:
         raise _TooLarge
+    held.take(framing)
     return await reader.readexactly(framing) if framing > 0 else b""
 
 
